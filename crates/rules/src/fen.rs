@@ -1,0 +1,269 @@
+//! Positions as text: PDN FEN (`W:W31-50:B1-20`, `K` marks a king) and the Hub protocol's one
+//! character per square (`Wbbb...eee...www`).
+
+use crate::bitboard::Bits;
+use crate::color::Color;
+use crate::geometry::Geometry;
+use crate::notation::{parse_square, square_from_number, square_name, square_number};
+use crate::position::{Piece, Position};
+use crate::variant::Rules;
+
+/// Why a FEN or Hub position was not accepted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseFenError {
+    /// Nothing was given.
+    #[error("empty position")]
+    Empty,
+    /// The side to move is not `W` or `B`.
+    #[error("side to move must be `W` or `B`, found `{0}`")]
+    Turn(String),
+    /// A field after the side to move does not start with `W` or `B`.
+    #[error("field `{0}` must start with `W` or `B` (a piece list), `H` or `F` (counters)")]
+    Field(String),
+    /// A piece list entry that is not a square, a range or a `K`-prefixed square.
+    #[error("bad entry `{entry}` in the {color} piece list: {reason}")]
+    Entry {
+        /// The entry as given.
+        entry: String,
+        /// Whose list it is in.
+        color: Color,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A square is listed twice.
+    #[error("square {0} is listed twice")]
+    Overlap(String),
+    /// A man stands on the row where it would have been crowned.
+    #[error("a {0} man stands on its promotion row at {1}")]
+    ManOnPromotionRow(Color, String),
+    /// More pieces than a side starts with.
+    #[error("{color} has {count} pieces, more than the {max} a side can start with")]
+    TooManyPieces {
+        /// The side.
+        color: Color,
+        /// How many it has.
+        count: u32,
+        /// How many a side can start with.
+        max: u32,
+    },
+    /// A Hub position of the wrong length.
+    #[error(
+        "a Hub position needs the side to move and {expected} squares, found {found} characters"
+    )]
+    HubLength {
+        /// Characters expected after the side to move.
+        expected: u32,
+        /// Characters found.
+        found: usize,
+    },
+    /// A Hub position character other than `w b W B e`.
+    #[error("Hub position character `{0}` at square {1} is not one of w b W B e")]
+    HubChar(char, u32),
+}
+
+/// Reads a PDN FEN: the side to move, then the white and black piece lists in either order.
+/// Squares are numbers or algebraic names; `K` marks a king; ranges such as `31-50` are accepted;
+/// quotes, a trailing `.`, and `H`/`F` counter fields (as lidraughts writes them) are ignored.
+pub fn parse_fen<V: Rules>(text: &str) -> Result<Position<V::Geometry>, ParseFenError> {
+    let text = text.trim().trim_matches('"').trim().trim_end_matches('.');
+    if text.is_empty() {
+        return Err(ParseFenError::Empty);
+    }
+    let mut fields = text.split(':');
+    let turn_field = fields.next().unwrap_or_default().trim();
+    let turn = match turn_field {
+        "W" | "w" => Color::White,
+        "B" | "b" => Color::Black,
+        other => return Err(ParseFenError::Turn(other.to_string())),
+    };
+    let mut position = Position::empty(turn);
+    let mut seen = <V::Geometry as Geometry>::Bits::EMPTY;
+    for field in fields {
+        let field = field.trim();
+        let mut chars = field.chars();
+        let color = match chars.next().map(|c| c.to_ascii_uppercase()) {
+            Some('W') => Color::White,
+            Some('B') => Color::Black,
+            Some('H' | 'F') => continue,
+            _ => return Err(ParseFenError::Field(field.to_string())),
+        };
+        for entry in chars
+            .as_str()
+            .split(',')
+            .map(str::trim)
+            .filter(|e| !e.is_empty())
+        {
+            for (square, king) in parse_entry::<V>(entry, color)? {
+                let bit = <V::Geometry as Geometry>::Bits::single(V::Geometry::bit(square));
+                if !(seen & bit).is_empty() {
+                    return Err(ParseFenError::Overlap(square_name::<V>(square)));
+                }
+                seen |= bit;
+                position.set(square, Some(Piece { color, king }));
+            }
+        }
+    }
+    validate::<V>(&position)?;
+    Ok(position)
+}
+
+/// One piece list entry: `K`-prefixed or not, a square or a range of numbers.
+fn parse_entry<V: Rules>(entry: &str, color: Color) -> Result<Vec<(u32, bool)>, ParseFenError> {
+    let bad = |reason: String| ParseFenError::Entry {
+        entry: entry.to_string(),
+        color,
+        reason,
+    };
+    let (king, body) = match entry.strip_prefix(['K', 'k']) {
+        Some(rest) => (true, rest),
+        None => (false, entry),
+    };
+    if let Some((first, last)) = body.split_once('-') {
+        let number = |s: &str| {
+            s.trim()
+                .trim_start_matches(['K', 'k'])
+                .parse::<u32>()
+                .map_err(|_| bad(format!("range bound `{s}` is not a square number")))
+        };
+        let (first, last) = (number(first)?, number(last)?);
+        if first > last {
+            return Err(bad("range runs backwards".into()));
+        }
+        return (first..=last)
+            .map(|n| {
+                square_from_number::<V>(n)
+                    .map(|square| (square, king))
+                    .ok_or_else(|| bad(format!("square {n} is not on this board")))
+            })
+            .collect();
+    }
+    let square = parse_square::<V>(body).map_err(|e| bad(e.to_string()))?;
+    Ok(vec![(square, king)])
+}
+
+/// Rejects positions no game can reach: men on their promotion row, more pieces than a side can
+/// start with on this board (every row but the two middle ones filled: 12 on 8x8, 20 on 10x10,
+/// which also admits the 12-man Thai set-up the published Thai perft uses).
+pub fn validate<V: Rules>(position: &Position<V::Geometry>) -> Result<(), ParseFenError> {
+    let max = (V::Geometry::HEIGHT / 2 - 1) * V::Geometry::PER_ROW;
+    for color in Color::ALL {
+        let count = position.pieces(color).count();
+        if count > max {
+            return Err(ParseFenError::TooManyPieces { color, count, max });
+        }
+        let promotion = crate::movegen::promotion_row::<V::Geometry>(color);
+        if let Some(bit) = (position.men(color) & promotion).iter().next() {
+            return Err(ParseFenError::ManOnPromotionRow(
+                color,
+                square_name::<V>(V::Geometry::square(bit)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Writes a PDN FEN with White's list first, squares in increasing number, kings marked `K`.
+pub fn to_fen<V: Rules>(position: &Position<V::Geometry>) -> String {
+    let mut text = String::new();
+    text.push(position.turn().letter());
+    for color in Color::ALL {
+        text.push(':');
+        text.push(color.letter());
+        let mut squares: Vec<(u32, u32)> = position
+            .pieces(color)
+            .iter()
+            .map(|bit| {
+                let square = V::Geometry::square(bit);
+                (square_number::<V>(square), square)
+            })
+            .collect();
+        squares.sort_unstable();
+        let names: Vec<String> = squares
+            .into_iter()
+            .map(|(_, square)| {
+                let king = if position.all_kings().has(V::Geometry::bit(square)) {
+                    "K"
+                } else {
+                    ""
+                };
+                format!("{king}{}", square_name::<V>(square))
+            })
+            .collect();
+        text.push_str(&names.join(","));
+    }
+    text
+}
+
+/// Reads a Hub position: the side to move, then `w b W B e` for each square in number order.
+pub fn parse_hub<V: Rules>(text: &str) -> Result<Position<V::Geometry>, ParseFenError> {
+    let text = text.trim();
+    let mut chars = text.chars();
+    let turn = match chars.next() {
+        None => return Err(ParseFenError::Empty),
+        Some(c) => Color::from_letter(c).ok_or_else(|| ParseFenError::Turn(c.to_string()))?,
+    };
+    let body: Vec<char> = chars.collect();
+    if body.len() != V::Geometry::SQUARES as usize {
+        return Err(ParseFenError::HubLength {
+            expected: V::Geometry::SQUARES,
+            found: body.len(),
+        });
+    }
+    let mut position = Position::empty(turn);
+    for (i, &c) in body.iter().enumerate() {
+        let number = i as u32 + 1;
+        let piece = match c {
+            'e' | 'E' | '.' => None,
+            'w' => Some(Piece {
+                color: Color::White,
+                king: false,
+            }),
+            'b' => Some(Piece {
+                color: Color::Black,
+                king: false,
+            }),
+            'W' => Some(Piece {
+                color: Color::White,
+                king: true,
+            }),
+            'B' => Some(Piece {
+                color: Color::Black,
+                king: true,
+            }),
+            other => return Err(ParseFenError::HubChar(other, number)),
+        };
+        let square = square_from_number::<V>(number).expect("number within the board");
+        position.set(square, piece);
+    }
+    validate::<V>(&position)?;
+    Ok(position)
+}
+
+/// Writes a Hub position.
+pub fn to_hub<V: Rules>(position: &Position<V::Geometry>) -> String {
+    let mut text = String::new();
+    text.push(position.turn().letter());
+    for number in 1..=V::Geometry::SQUARES {
+        let square = square_from_number::<V>(number).expect("number within the board");
+        text.push(match position.piece_at(square) {
+            None => 'e',
+            Some(Piece {
+                color: Color::White,
+                king: false,
+            }) => 'w',
+            Some(Piece {
+                color: Color::Black,
+                king: false,
+            }) => 'b',
+            Some(Piece {
+                color: Color::White,
+                king: true,
+            }) => 'W',
+            Some(Piece {
+                color: Color::Black,
+                king: true,
+            }) => 'B',
+        });
+    }
+    text
+}

@@ -1,0 +1,258 @@
+//! A game in progress: the position plus what the draw rules need (repetitions, king-move and
+//! endgame counters), with the Zobrist hash kept incrementally.
+
+use crate::bitboard::Bits;
+use crate::color::Color;
+use crate::geometry::Geometry;
+use crate::movegen;
+use crate::moves::{Move, MoveList};
+use crate::position::Position;
+use crate::variant::Rules;
+use crate::zobrist;
+use std::fmt;
+
+/// Why a game was drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawReason {
+    /// The same position with the same side to move occurred this many times.
+    Repetition(u32),
+    /// This many plies of king moves in a row, without a capture or a man move.
+    KingMoves(u32),
+    /// An ending drawn by a move limit (this many moves each).
+    Endgame(u32),
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// `winner` won because the other side had no legal move (no pieces, or all blocked).
+    Win {
+        /// The side that won.
+        winner: Color,
+    },
+    /// A draw by rule.
+    Draw(DrawReason),
+}
+
+impl Outcome {
+    /// The PDN result string: `2-0`/`1-1`/`0-2` on 10x10 and larger, `1-0`/`1/2-1/2`/`0-1` on 8x8.
+    pub fn pdn_result<G: Geometry>(self) -> &'static str {
+        let large = G::WIDTH >= 10;
+        match (self, large) {
+            (
+                Outcome::Win {
+                    winner: Color::White,
+                },
+                true,
+            ) => "2-0",
+            (
+                Outcome::Win {
+                    winner: Color::Black,
+                },
+                true,
+            ) => "0-2",
+            (Outcome::Draw(_), true) => "1-1",
+            (
+                Outcome::Win {
+                    winner: Color::White,
+                },
+                false,
+            ) => "1-0",
+            (
+                Outcome::Win {
+                    winner: Color::Black,
+                },
+                false,
+            ) => "0-1",
+            (Outcome::Draw(_), false) => "1/2-1/2",
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Win { winner } => write!(f, "{winner} wins: {} has no legal move", !*winner),
+            Outcome::Draw(DrawReason::Repetition(n)) => write!(f, "draw by {n}-fold repetition"),
+            Outcome::Draw(DrawReason::KingMoves(n)) => {
+                write!(f, "draw: {n} plies of king moves without capture")
+            }
+            Outcome::Draw(DrawReason::Endgame(n)) => {
+                write!(f, "draw: ending not won within {n} moves")
+            }
+        }
+    }
+}
+
+/// A position with its history, as far as the draw rules of `V` need it.
+#[derive(Clone, Debug)]
+pub struct Game<V: Rules> {
+    position: Position<V::Geometry>,
+    start: Position<V::Geometry>,
+    hash: u64,
+    /// Hashes of the positions since the last irreversible move, the current one last.
+    reversible: Vec<u64>,
+    king_plies: u32,
+    endgame_deadline: Option<u32>,
+    moves: Vec<Move<V::Geometry>>,
+}
+
+impl<V: Rules> Default for Game<V> {
+    fn default() -> Self {
+        Game::from_position(Position::initial::<V>())
+    }
+}
+
+impl<V: Rules> Game<V> {
+    /// A game from the variant's starting position.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A game starting from `position`.
+    pub fn from_position(position: Position<V::Geometry>) -> Self {
+        let hash = position.hash();
+        let mut game = Game {
+            position,
+            start: position,
+            hash,
+            reversible: vec![hash],
+            king_plies: 0,
+            endgame_deadline: None,
+            moves: Vec::new(),
+        };
+        game.update_endgame();
+        game
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position<V::Geometry> {
+        &self.position
+    }
+
+    /// The position the game started from.
+    pub fn start(&self) -> &Position<V::Geometry> {
+        &self.start
+    }
+
+    /// The moves played so far.
+    pub fn moves(&self) -> &[Move<V::Geometry>] {
+        &self.moves
+    }
+
+    /// Plies played so far.
+    pub fn ply(&self) -> u32 {
+        self.moves.len() as u32
+    }
+
+    /// The Zobrist hash of the current position, kept incrementally.
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Consecutive plies of king moves without a capture.
+    pub fn king_move_plies(&self) -> u32 {
+        self.king_plies
+    }
+
+    /// How many times the current position has occurred (1 the first time).
+    pub fn repetitions(&self) -> u32 {
+        self.reversible.iter().filter(|&&h| h == self.hash).count() as u32
+    }
+
+    /// The legal moves in the current position.
+    pub fn legal_moves(&self) -> MoveList<V::Geometry> {
+        let mut list = MoveList::new();
+        movegen::legal_moves::<V>(&self.position, &mut list);
+        list
+    }
+
+    /// Plays `mv`, which must be legal in the current position.
+    pub fn play(&mut self, mv: &Move<V::Geometry>) {
+        let us = self.position.turn();
+        let them = !us;
+        let was_king = self.position.all_kings().has(mv.from_bit());
+        let is_king = was_king || mv.promotes();
+        let mut hash = self.hash
+            ^ zobrist::SIDE
+            ^ zobrist::piece(us, was_king, mv.from_bit())
+            ^ zobrist::piece(us, is_king, mv.to_bit());
+        for bit in mv.captured_bits().iter() {
+            hash ^= zobrist::piece(them, self.position.all_kings().has(bit), bit);
+        }
+        self.position.play(mv);
+        self.hash = hash;
+        self.moves.push(*mv);
+        let irreversible = mv.is_capture() || !was_king;
+        if irreversible {
+            self.reversible.clear();
+        }
+        self.reversible.push(hash);
+        self.king_plies = if irreversible { 0 } else { self.king_plies + 1 };
+        self.update_endgame();
+    }
+
+    /// Starts, keeps or stops the endgame move limit after a change of material. A limit already
+    /// running is never extended: when a capture turns one limited ending into another, the
+    /// earlier deadline stands (FMJD Annex 1, seed 002).
+    fn update_endgame(&mut self) {
+        let limit = V::DRAW
+            .endgames
+            .iter()
+            .filter(|rule| {
+                Color::ALL
+                    .into_iter()
+                    .any(|strong| self.matches(rule, strong))
+            })
+            .map(|rule| self.ply() + 2 * rule.moves)
+            .min();
+        self.endgame_deadline = match (self.endgame_deadline, limit) {
+            (_, None) => None,
+            (None, Some(limit)) => Some(limit),
+            (Some(running), Some(limit)) => Some(running.min(limit)),
+        };
+    }
+
+    fn matches(&self, rule: &crate::variant::EndgameRule, strong: Color) -> bool {
+        let weak = !strong;
+        let p = &self.position;
+        let pieces = p.pieces(strong).count();
+        p.pieces(weak).count() == 1
+            && p.kings(weak).count() == 1
+            && (rule.strong_pieces.0..=rule.strong_pieces.1).contains(&pieces)
+            && p.kings(strong).count() >= rule.strong_min_kings
+    }
+
+    /// How the game has ended, if it has. A side without a legal move loses, and that takes
+    /// priority over a draw reached on the same move.
+    pub fn outcome(&self) -> Option<Outcome> {
+        if movegen::count_legal_moves::<V>(&self.position) == 0 {
+            return Some(Outcome::Win {
+                winner: !self.position.turn(),
+            });
+        }
+        let draw = &V::DRAW;
+        let repetitions = self.repetitions();
+        if draw.repetitions > 0 && repetitions >= draw.repetitions {
+            return Some(Outcome::Draw(DrawReason::Repetition(repetitions)));
+        }
+        if draw.king_move_plies > 0 && self.king_plies >= draw.king_move_plies {
+            return Some(Outcome::Draw(DrawReason::KingMoves(self.king_plies)));
+        }
+        if let Some(deadline) = self.endgame_deadline
+            && self.ply() >= deadline
+        {
+            let moves = V::DRAW
+                .endgames
+                .iter()
+                .find(|rule| {
+                    Color::ALL
+                        .into_iter()
+                        .any(|strong| self.matches(rule, strong))
+                })
+                .map_or(0, |rule| rule.moves);
+            return Some(Outcome::Draw(DrawReason::Endgame(moves)));
+        }
+        None
+    }
+}

@@ -1,0 +1,36 @@
+//! Draughts rules for many variants: bitboards with ghost squares, move generation generic over
+//! the variant, notation (FEN, PDN, Hub), game end and draw rules, and perft.
+//!
+//! ```
+//! use damas_rules::{perft, Duplicates, Position, variants::International};
+//! let start = Position::initial::<International>();
+//! assert_eq!(perft::<International>(&start, 3, Duplicates::Unique), 658);
+//! ```
+//!
+//! Architecture invariant: this crate does no I/O and starts no threads.
+
+pub mod bitboard;
+pub mod color;
+pub mod fen;
+pub mod game;
+pub mod geometry;
+pub mod movegen;
+pub mod moves;
+pub mod notation;
+pub mod perft;
+pub mod position;
+pub mod variant;
+pub mod variants;
+mod zobrist;
+
+pub use bitboard::Bits;
+pub use color::{ByColor, Color};
+pub use fen::{ParseFenError, parse_fen, parse_hub, to_fen, to_hub};
+pub use game::{DrawReason, Game, Outcome};
+pub use geometry::{Board8, Board10, Direction, Geometry};
+pub use movegen::legal_moves;
+pub use moves::{MAX_MOVES, Move, MoveList};
+pub use notation::{ParseMoveError, ParseSquareError, parse_move};
+pub use perft::{Duplicates, divide, perft};
+pub use position::{Piece, Position};
+pub use variant::{Precedence, Rules, Variant, VariantVisitor};

@@ -1,0 +1,84 @@
+//! Moves and move lists.
+
+use crate::bitboard::Bits;
+use crate::geometry::Geometry;
+use arrayvec::ArrayVec;
+
+/// A legal move: where the piece starts and ends, what it captures, and whether it promotes.
+///
+/// Two capture sequences with the same start, end and captured set are the same move (the
+/// "unique" convention); the route is recovered by [`crate::notation::landing_squares`] when a
+/// notation needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Move<G: Geometry> {
+    captured: G::Bits,
+    from: u8,
+    to: u8,
+    promotes: bool,
+}
+
+impl<G: Geometry> Move<G> {
+    /// A move between two bit indices.
+    #[inline]
+    pub(crate) fn new(from_bit: u32, to_bit: u32, captured: G::Bits, promotes: bool) -> Self {
+        Move {
+            captured,
+            from: from_bit as u8,
+            to: to_bit as u8,
+            promotes,
+        }
+    }
+
+    /// Internal square (0-based) the piece starts on.
+    #[inline]
+    pub fn from(&self) -> u32 {
+        G::square(self.from as u32)
+    }
+
+    /// Internal square (0-based) the piece ends on.
+    #[inline]
+    pub fn to(&self) -> u32 {
+        G::square(self.to as u32)
+    }
+
+    /// Bit index of the start square.
+    #[inline]
+    pub fn from_bit(&self) -> u32 {
+        self.from as u32
+    }
+
+    /// Bit index of the end square.
+    #[inline]
+    pub fn to_bit(&self) -> u32 {
+        self.to as u32
+    }
+
+    /// The captured pieces, as bits.
+    #[inline]
+    pub fn captured_bits(&self) -> G::Bits {
+        self.captured
+    }
+
+    /// The captured pieces' internal squares, in increasing order.
+    pub fn captured(&self) -> impl Iterator<Item = u32> + '_ {
+        self.captured.iter().map(G::square)
+    }
+
+    /// Whether the move captures.
+    #[inline]
+    pub fn is_capture(&self) -> bool {
+        !self.captured.is_empty()
+    }
+
+    /// Whether a man becomes a king by this move.
+    #[inline]
+    pub fn promotes(&self) -> bool {
+        self.promotes
+    }
+}
+
+/// Most moves a list can hold. Positions reachable under the piece limits stay far below it.
+pub const MAX_MOVES: usize = 1024;
+
+/// A list of moves on the stack: generating moves never allocates.
+pub type MoveList<G> = ArrayVec<Move<G>, MAX_MOVES>;

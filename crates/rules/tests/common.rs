@@ -1,0 +1,64 @@
+//! Runtime-to-generic bridges shared by the test topics.
+
+use damas_rules::notation::{full_path, hub, pdn};
+use damas_rules::{
+    Duplicates, ParseFenError, Position, Rules, Variant, VariantVisitor, parse_fen, perft,
+};
+
+/// Parses `fen` (or takes the start) and counts perft leaves.
+pub fn perft_of(
+    variant: Variant,
+    fen: Option<&str>,
+    depth: u32,
+    duplicates: Duplicates,
+) -> Result<u64, ParseFenError> {
+    struct Run<'a>(Option<&'a str>, u32, Duplicates);
+    impl VariantVisitor for Run<'_> {
+        type Output = Result<u64, ParseFenError>;
+        fn visit<V: Rules>(self) -> Self::Output {
+            let position = match self.0 {
+                Some(fen) => parse_fen::<V>(fen)?,
+                None => Position::initial::<V>(),
+            };
+            Ok(perft::<V>(&position, self.1, self.2))
+        }
+    }
+    variant.visit(Run(fen, depth, duplicates))
+}
+
+/// A legal move written three ways.
+#[derive(Debug, Clone)]
+pub struct Written {
+    pub pdn: String,
+    pub full: String,
+    pub hub: String,
+}
+
+/// The legal moves of a FEN, written in PDN, full path and Hub forms.
+pub fn moves_of(variant: Variant, fen: &str) -> Result<Vec<Written>, ParseFenError> {
+    struct Run<'a>(&'a str);
+    impl VariantVisitor for Run<'_> {
+        type Output = Result<Vec<Written>, ParseFenError>;
+        fn visit<V: Rules>(self) -> Self::Output {
+            let position = parse_fen::<V>(self.0)?;
+            let mut list = damas_rules::MoveList::new();
+            damas_rules::legal_moves::<V>(&position, &mut list);
+            Ok(list
+                .iter()
+                .map(|mv| Written {
+                    pdn: pdn::<V>(&position, mv, &list),
+                    full: full_path::<V>(&position, mv),
+                    hub: hub::<V>(mv),
+                })
+                .collect())
+        }
+    }
+    variant.visit(Run(fen))
+}
+
+/// Sorted copy of strings, for comparing move sets.
+pub fn sorted<I: IntoIterator<Item = String>>(items: I) -> Vec<String> {
+    let mut v: Vec<String> = items.into_iter().collect();
+    v.sort();
+    v
+}

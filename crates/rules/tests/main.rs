@@ -1,0 +1,10 @@
+//! The rules crate's integration tests, one topic per module.
+
+mod common;
+mod rules {
+    pub mod bad_input;
+    pub mod perft;
+    pub mod positions;
+    pub mod properties;
+    pub mod seeds;
+}
