@@ -33,4 +33,4 @@ pub use moves::{MAX_MOVES, Move, MoveList};
 pub use notation::{ParseMoveError, ParseSquareError, parse_move};
 pub use perft::{Duplicates, divide, perft};
 pub use position::{Piece, Position};
-pub use variant::{Precedence, Rules, Variant, VariantVisitor};
+pub use variant::{Precedence, Rules, SquareNotation, Variant, VariantVisitor};

@@ -62,3 +62,28 @@ pub fn sorted<I: IntoIterator<Item = String>>(items: I) -> Vec<String> {
     v.sort();
     v
 }
+
+/// The legal moves of a FEN as `from`/`x`/`to` in algebraic names (the diagram's files and ranks),
+/// sorted: lets a test state a position on a mirrored board the way the rule text draws it.
+pub fn algebraic_moves(variant: Variant, fen: &str) -> Vec<String> {
+    struct Run<'a>(&'a str);
+    impl VariantVisitor for Run<'_> {
+        type Output = Vec<String>;
+        fn visit<V: Rules>(self) -> Vec<String> {
+            use damas_rules::notation::{algebraic_name, landing_squares};
+            let position = parse_fen::<V>(self.0).expect("test FEN parses");
+            let mut list = damas_rules::MoveList::new();
+            damas_rules::legal_moves::<V>(&position, &mut list);
+            sorted(list.iter().map(|mv| {
+                let sep = if mv.is_capture() { "x" } else { "-" };
+                let mut text = algebraic_name::<V>(mv.from());
+                for square in landing_squares::<V>(&position, mv) {
+                    text.push_str(sep);
+                    text.push_str(&algebraic_name::<V>(square));
+                }
+                text
+            }))
+        }
+    }
+    variant.visit(Run(fen))
+}

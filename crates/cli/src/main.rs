@@ -1,0 +1,63 @@
+//! `damas`: the Damas Zero command line. One module per subcommand.
+
+mod board;
+mod moves;
+mod perft;
+mod play;
+mod variants;
+
+use clap::{Parser, Subcommand};
+use damas_rules::{ParseFenError, Position, Rules, Variant, parse_fen};
+use std::process::ExitCode;
+
+/// Damas Zero: draughts rules, engines and self-play learning for many variants.
+#[derive(Parser)]
+#[command(name = "damas", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List every supported variant with its rules in one line.
+    Variants(variants::Args),
+    /// List the legal moves of a position.
+    Moves(moves::Args),
+    /// Count the leaves of the legal move tree (move generator check and benchmark).
+    Perft(perft::Args),
+    /// Play a game in the terminal.
+    Play(play::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Variants(args) => variants::run(args),
+        Command::Moves(args) => moves::run(args),
+        Command::Perft(args) => perft::run(args),
+        Command::Play(args) => play::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The position given by `--fen`, or the variant's start.
+pub(crate) fn start_position<V: Rules>(
+    fen: Option<&str>,
+) -> Result<Position<V::Geometry>, ParseFenError> {
+    match fen {
+        Some(fen) => parse_fen::<V>(fen),
+        None => Ok(Position::initial::<V>()),
+    }
+}
+
+/// Parses a `--variant` value.
+pub(crate) fn parse_variant(s: &str) -> Result<Variant, String> {
+    s.parse::<Variant>().map_err(|e| e.to_string())
+}

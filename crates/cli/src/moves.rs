@@ -1,0 +1,76 @@
+//! `damas moves`: the legal moves of a position, sorted, as text or JSON lines.
+
+use anyhow::Context;
+use damas_rules::notation::{full_path, hub, pdn, square_number};
+use damas_rules::{MoveList, Rules, Variant, VariantVisitor, legal_moves, to_fen};
+use serde::Serialize;
+
+/// Arguments of `damas moves`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Variant name (see `damas variants`).
+    #[arg(long, value_parser = crate::parse_variant)]
+    variant: Variant,
+    /// Position in PDN FEN; the variant's start if omitted.
+    #[arg(long)]
+    fen: Option<String>,
+    /// One JSON object per move and line, for other tools.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One legal move as `--json` prints it. Squares are PDN numbers whatever the display notation.
+#[derive(Serialize)]
+struct MoveRecord {
+    pdn: String,
+    full: String,
+    hub: String,
+    from: u32,
+    to: u32,
+    captured: Vec<u32>,
+    fen_after: String,
+}
+
+struct Run<'a>(&'a Args);
+
+impl VariantVisitor for Run<'_> {
+    type Output = anyhow::Result<()>;
+    fn visit<V: Rules>(self) -> anyhow::Result<()> {
+        let position =
+            crate::start_position::<V>(self.0.fen.as_deref()).context("invalid --fen")?;
+        let mut list = MoveList::new();
+        legal_moves::<V>(&position, &mut list);
+        let mut records: Vec<MoveRecord> = list
+            .iter()
+            .map(|mv| {
+                let mut captured: Vec<u32> = mv.captured().map(square_number::<V>).collect();
+                captured.sort_unstable();
+                MoveRecord {
+                    pdn: pdn::<V>(&position, mv, &list),
+                    full: full_path::<V>(&position, mv),
+                    hub: hub::<V>(mv),
+                    from: square_number::<V>(mv.from()),
+                    to: square_number::<V>(mv.to()),
+                    captured,
+                    fen_after: to_fen::<V>(&position.after(mv)),
+                }
+            })
+            .collect();
+        records.sort_by(|a, b| (a.from, a.to, &a.captured).cmp(&(b.from, b.to, &b.captured)));
+        for record in &records {
+            if self.0.json {
+                println!("{}", serde_json::to_string(record)?);
+            } else {
+                println!("{}", record.pdn);
+            }
+        }
+        if !self.0.json {
+            eprintln!("{} legal moves", records.len());
+        }
+        Ok(())
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    args.variant.visit(Run(&args))
+}

@@ -1,0 +1,108 @@
+//! `damas play`: a human against a random mover in the terminal.
+
+use anyhow::Context;
+use damas_rules::notation::pdn;
+use damas_rules::{Color, Game, Rules, Variant, VariantVisitor, parse_move, to_fen};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
+use std::io::{BufRead, Write};
+
+/// Arguments of `damas play`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Variant name (see `damas variants`).
+    #[arg(long, value_parser = crate::parse_variant)]
+    variant: Variant,
+    /// Start from this PDN FEN instead of the variant's start.
+    #[arg(long)]
+    fen: Option<String>,
+    /// The side you play: `white` or `black`.
+    #[arg(long, default_value = "white", value_parser = parse_color)]
+    color: Color,
+    /// Seed of the random opponent (random if omitted).
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+fn parse_color(s: &str) -> Result<Color, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "white" | "w" => Ok(Color::White),
+        "black" | "b" => Ok(Color::Black),
+        other => Err(format!("`{other}` is not a side (expected white or black)")),
+    }
+}
+
+struct Run<'a>(&'a Args);
+
+impl VariantVisitor for Run<'_> {
+    type Output = anyhow::Result<()>;
+    fn visit<V: Rules>(self) -> anyhow::Result<()> {
+        let args = self.0;
+        let start = crate::start_position::<V>(args.fen.as_deref()).context("invalid --fen")?;
+        let mut game = Game::<V>::from_position(start);
+        let mut rng = match args.seed {
+            Some(seed) => StdRng::seed_from_u64(seed),
+            None => StdRng::from_os_rng(),
+        };
+        let stdin = std::io::stdin();
+        let mut lines = stdin.lock().lines();
+        println!(
+            "{}: you play {}. Type a move (`32-28`, `28x19`, full path or Hub form), `moves`, `fen` or `quit`.",
+            V::NAME,
+            args.color
+        );
+        loop {
+            let position = *game.position();
+            println!("\n{}", crate::board::draw::<V>(&position));
+            if let Some(outcome) = game.outcome() {
+                println!(
+                    "Game over: {outcome} ({})",
+                    outcome.pdn_result::<V::Geometry>()
+                );
+                return Ok(());
+            }
+            let legal = game.legal_moves();
+            if position.turn() != args.color {
+                let mv = *legal
+                    .choose(&mut rng)
+                    .expect("a game not over has a legal move");
+                println!("Opponent plays {}", pdn::<V>(&position, &mv, &legal));
+                game.play(&mv);
+                continue;
+            }
+            loop {
+                print!("{} to move> ", position.turn());
+                std::io::stdout().flush()?;
+                let Some(line) = lines.next() else {
+                    println!("\nInput closed; leaving the game.");
+                    return Ok(());
+                };
+                let line = line?;
+                match line.trim() {
+                    "" => continue,
+                    "quit" | "exit" => return Ok(()),
+                    "fen" => println!("{}", to_fen::<V>(&position)),
+                    "moves" | "help" | "?" => {
+                        let names: Vec<String> = legal
+                            .iter()
+                            .map(|mv| pdn::<V>(&position, mv, &legal))
+                            .collect();
+                        println!("legal moves: {}", names.join(" "));
+                    }
+                    text => match parse_move::<V>(&position, text) {
+                        Ok(mv) => {
+                            game.play(&mv);
+                            break;
+                        }
+                        Err(error) => println!("error: {error}"),
+                    },
+                }
+            }
+        }
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    args.variant.visit(Run(&args))
+}

@@ -1,0 +1,19 @@
+//! `damas variants`: the supported variants, one line each.
+
+use damas_rules::Variant;
+
+/// Arguments of `damas variants`.
+#[derive(clap::Args)]
+pub struct Args {}
+
+pub fn run(_: Args) -> anyhow::Result<()> {
+    let width = Variant::ALL
+        .iter()
+        .map(|v| v.name().len())
+        .max()
+        .unwrap_or(0);
+    for variant in Variant::ALL {
+        println!("{:width$}  {}", variant.name(), variant.summary());
+    }
+    Ok(())
+}
