@@ -85,8 +85,7 @@ pub trait Geometry: Copy + Default + Debug + PartialEq + Eq + Send + Sync + 'sta
 
     /// The internal square at (row, column), if that square is playable.
     fn at(row: u32, column: u32) -> Option<u32> {
-        let dark = (row + column) % 2 == 1;
-        (row < Self::HEIGHT && column < Self::WIDTH && dark)
+        (row < Self::HEIGHT && column < Self::WIDTH && (row + column) % 2 == 1)
             .then(|| row * Self::PER_ROW + column / 2)
     }
 
