@@ -16,15 +16,6 @@ use crate::variant::{Precedence, Rules};
 /// Most pieces one capture sequence can take (every opponent piece on the largest board).
 pub(crate) const MAX_CAPTURES: usize = 32;
 
-/// The directions in which men of `color` move.
-#[inline]
-pub(crate) fn forward(color: Color) -> [Direction; 2] {
-    match color {
-        Color::White => [Direction::UpLeft, Direction::UpRight],
-        Color::Black => [Direction::DownLeft, Direction::DownRight],
-    }
-}
-
 /// The row on which men of `color` promote.
 #[inline]
 pub(crate) fn promotion_row<G: Geometry>(color: Color) -> G::Bits {
@@ -77,6 +68,13 @@ fn precedence_key<V: Rules>(
         Precedence::QuantityThenKings => {
             ((captured.count() as u64) << 8) | (captured & kings).count() as u64
         }
+        Precedence::Frisian => {
+            // dctl frisian.hpp: value (pieces + kings) * 64 - kings, so a king is worth a little
+            // less than two men; equal values prefer a capture made by a king.
+            let pieces = captured.count() as u64;
+            let taken_kings = (captured & kings).count() as u64;
+            (((pieces + taken_kings) * 64 - taken_kings) << 1) | by_king as u64
+        }
         Precedence::Italian => {
             // Kings met earlier weigh more: the i-th capture sets bit 31 - i when it takes a king.
             let mut earliest = 0u64;
@@ -93,6 +91,87 @@ fn precedence_key<V: Rules>(
     }
 }
 
+/// Whether any of the variant's directions runs along a row (and so needs the edge masks that
+/// stop a step from wrapping into the next row).
+const fn steps_along_rows<V: Rules>() -> bool {
+    const fn any(directions: &[Direction]) -> bool {
+        let mut i = 0;
+        while i < directions.len() {
+            if matches!(directions[i], Direction::Left | Direction::Right) {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+    any(V::MAN_MOVES) || any(V::MAN_CAPTURES) || any(V::KING_MOVES) || any(V::KING_CAPTURES)
+}
+
+/// One direction, oriented for the side to move, with its bit shift and the squares it cannot
+/// leave along a row (as 128 bits whatever the board, so that tables are plain constants).
+#[derive(Clone, Copy)]
+struct Ray {
+    direction: Direction,
+    step: i32,
+    edge: u128,
+}
+
+/// Up to eight rays.
+#[derive(Clone, Copy)]
+struct Rays {
+    list: [Ray; 8],
+    len: usize,
+}
+
+impl Rays {
+    /// The rays of `directions` for Black (`black`) or White; evaluated at compile time.
+    const fn build<G: Geometry>(directions: &[Direction], black: bool) -> Self {
+        let blank = Ray {
+            direction: Direction::Up,
+            step: 0,
+            edge: 0,
+        };
+        let mut list = [blank; 8];
+        let mut i = 0;
+        while i < directions.len() {
+            let direction = if black {
+                directions[i].flipped()
+            } else {
+                directions[i]
+            };
+            list[i] = Ray {
+                direction,
+                step: crate::geometry::step_on(G::WIDTH, direction),
+                edge: match direction {
+                    Direction::Left => G::LEFT_EDGE_WIDE,
+                    Direction::Right => G::RIGHT_EDGE_WIDE,
+                    _ => 0,
+                },
+            };
+            i += 1;
+        }
+        Rays {
+            list,
+            len: directions.len(),
+        }
+    }
+
+    #[inline]
+    fn as_slice(&self) -> &[Ray] {
+        &self.list[..self.len]
+    }
+}
+
+/// The bit one step from `bit` along `ray` (off the board: a non-square bit or negative).
+#[inline(always)]
+fn advance<V: Rules>(bit: i32, ray: &Ray) -> i32 {
+    if const { steps_along_rows::<V>() } && member(ray.edge, bit) {
+        -1
+    } else {
+        bit + ray.step
+    }
+}
+
 /// The state of the depth-first capture search for one side.
 struct CaptureSearch<'s, V: Rules, S> {
     targets: <V::Geometry as Geometry>::Bits,
@@ -100,8 +179,8 @@ struct CaptureSearch<'s, V: Rules, S> {
     kings: <V::Geometry as Geometry>::Bits,
     empty: <V::Geometry as Geometry>::Bits,
     promotion: <V::Geometry as Geometry>::Bits,
-    man_directions: [Direction; 4],
-    man_direction_count: usize,
+    man_rays: &'static Rays,
+    king_rays: &'static Rays,
     from: u32,
     by_king: bool,
     captured: <V::Geometry as Geometry>::Bits,
@@ -115,8 +194,6 @@ impl<'s, V: Rules, S: CaptureSink<<V::Geometry as Geometry>::Bits>> CaptureSearc
     fn new(position: &Position<V::Geometry>, sink: &'s mut S) -> Self {
         let us = position.turn();
         let them = !us;
-        let [a, b] = forward(us);
-        let [c, d] = forward(them);
         let targets = position.pieces(them);
         let kings = position.kings(them);
         CaptureSearch {
@@ -129,8 +206,14 @@ impl<'s, V: Rules, S: CaptureSink<<V::Geometry as Geometry>::Bits>> CaptureSearc
             kings,
             empty: position.empty_squares(),
             promotion: promotion_row::<V::Geometry>(us),
-            man_directions: [a, b, c, d],
-            man_direction_count: if V::MEN_CAPTURE_BACKWARD { 4 } else { 2 },
+            man_rays: match us {
+                Color::White => const { &Rays::build::<V::Geometry>(V::MAN_CAPTURES, false) },
+                Color::Black => const { &Rays::build::<V::Geometry>(V::MAN_CAPTURES, true) },
+            },
+            king_rays: match us {
+                Color::White => const { &Rays::build::<V::Geometry>(V::KING_CAPTURES, false) },
+                Color::Black => const { &Rays::build::<V::Geometry>(V::KING_CAPTURES, true) },
+            },
             from: 0,
             by_king: false,
             captured: Bits::EMPTY,
@@ -147,88 +230,99 @@ impl<'s, V: Rules, S: CaptureSink<<V::Geometry as Geometry>::Bits>> CaptureSearc
         self.from = from;
         self.by_king = king;
         self.empty |= bit;
-        self.extend(from, king);
+        self.extend(from, king, None);
         self.empty &= !bit;
     }
 
-    /// The directions a piece may capture in.
+    /// The rays a piece may capture along.
     #[inline]
-    fn directions(&self, king: bool) -> &[Direction] {
-        if king {
-            &Direction::ALL
-        } else {
-            &self.man_directions[..self.man_direction_count]
-        }
+    fn rays(&self, king: bool) -> &'static Rays {
+        if king { self.king_rays } else { self.man_rays }
     }
 
-    /// The square of the piece a capture from `at` towards `direction` would jump, if one can.
+    /// The square of the piece a capture from `at` along `ray` would jump, if one can.
     #[inline]
-    fn jump(&self, at: u32, king: bool, direction: Direction) -> Option<i32> {
-        let step = V::Geometry::step(direction);
-        let mut over = at as i32 + step;
+    fn jump(&self, at: u32, king: bool, ray: &Ray) -> Option<i32> {
+        let mut over = advance::<V>(at as i32, ray);
         if king && V::FLYING_KINGS {
             while member(self.empty, over) {
-                over += step;
+                over = advance::<V>(over, ray);
             }
         }
         let targets = if king { self.targets } else { self.man_targets };
-        (member(targets, over) && !member(self.captured, over) && member(self.empty, over + step))
-            .then_some(over)
+        (member(targets, over)
+            && !member(self.captured, over)
+            && member(self.empty, advance::<V>(over, ray)))
+        .then_some(over)
     }
 
-    /// Whether the piece could go on capturing from `at`.
-    fn can_continue(&self, at: u32, king: bool) -> bool {
-        self.directions(king)
+    /// Whether a turn from `came` to `direction` is allowed between two captures.
+    #[inline]
+    fn may_turn(came: Option<Direction>, direction: Direction) -> bool {
+        !V::NO_REVERSE_IN_CAPTURE || came != Some(direction.opposite())
+    }
+
+    /// Whether the piece could go on capturing from `at`, having arrived going `came`.
+    fn can_continue(&self, at: u32, king: bool, came: Option<Direction>) -> bool {
+        self.rays(king)
+            .as_slice()
             .iter()
-            .any(|&direction| self.jump(at, king, direction).is_some())
+            .any(|ray| Self::may_turn(came, ray.direction) && self.jump(at, king, ray).is_some())
     }
 
     /// Extends the sequence whose piece stands on `at`; finishes it there if it cannot go on.
-    fn extend(&mut self, at: u32, king: bool) {
+    fn extend(&mut self, at: u32, king: bool, came: Option<Direction>) {
         let mut extended = false;
-        let directions = if king {
-            Direction::ALL
-        } else {
-            self.man_directions
-        };
-        let count = if king { 4 } else { self.man_direction_count };
-        for &direction in &directions[..count] {
-            let Some(over) = self.jump(at, king, direction) else {
+        for ray in self.rays(king).as_slice() {
+            let direction = ray.direction;
+            if !Self::may_turn(came, direction) {
+                continue;
+            }
+            let Some(over) = self.jump(at, king, ray) else {
                 continue;
             };
             extended = true;
-            let step = V::Geometry::step(direction);
             let over_bit = <V::Geometry as Geometry>::Bits::single(over as u32);
             self.captured |= over_bit;
+            if V::REMOVE_WHILE_CAPTURING {
+                self.empty |= over_bit;
+            }
             self.order[self.depth] = over as u8;
             self.depth += 1;
-            let first_landing = over + step;
+            let first_landing = advance::<V>(over, ray);
             if king && V::FLYING_KINGS && !V::KING_STOPS_BEHIND {
                 // A flying king may stop on any free square past the piece, but must stop on one
                 // from which it can go on capturing if there is such a square.
                 let mut landing = first_landing;
                 let mut any_continues = false;
                 while member(self.empty, landing) {
-                    if self.can_continue(landing as u32, true) {
+                    if self.can_continue(landing as u32, true, Some(direction)) {
                         any_continues = true;
-                        self.land(landing as u32, true);
+                        self.land(landing as u32, true, direction);
                     }
-                    landing += step;
+                    landing = advance::<V>(landing, ray);
                 }
                 if !any_continues {
                     let mut landing = first_landing;
                     while member(self.empty, landing) {
                         self.path[self.depth - 1] = landing as u8;
                         self.finish(landing as u32, true);
-                        landing += step;
+                        // Killer: after taking a king last, the king stops right behind it.
+                        if V::KING_HALTS_BEHIND_KING && self.kings.has(over as u32) {
+                            break;
+                        }
+                        landing = advance::<V>(landing, ray);
                     }
                 }
             } else {
                 let crowned =
                     !king && V::PROMOTE_MID_CAPTURE && member(self.promotion, first_landing);
-                self.land(first_landing as u32, king || crowned);
+                self.land(first_landing as u32, king || crowned, direction);
             }
             self.depth -= 1;
+            if V::REMOVE_WHILE_CAPTURING {
+                self.empty &= !over_bit;
+            }
             self.captured ^= over_bit;
         }
         if !extended && self.depth > 0 {
@@ -237,9 +331,9 @@ impl<'s, V: Rules, S: CaptureSink<<V::Geometry as Geometry>::Bits>> CaptureSearc
     }
 
     #[inline]
-    fn land(&mut self, at: u32, king: bool) {
+    fn land(&mut self, at: u32, king: bool, direction: Direction) {
         self.path[self.depth - 1] = at as u8;
-        self.extend(at, king);
+        self.extend(at, king, Some(direction));
     }
 
     fn finish(&mut self, at: u32, king: bool) {
@@ -268,25 +362,59 @@ pub(crate) fn search_captures<V: Rules, S: CaptureSink<<V::Geometry as Geometry>
 ) {
     type B<V> = <<V as Rules>::Geometry as Geometry>::Bits;
     let us = position.turn();
-    let mut search = CaptureSearch::<V, S>::new(position, sink);
-    let men = position.men(us);
-    // Men with a capturable piece next to them and a free square behind it.
-    let mut candidates = B::<V>::EMPTY;
-    for &direction in search.directions(false) {
-        let step = V::Geometry::step(direction);
-        candidates |= (search.empty.shift(-step) & search.man_targets).shift(-step) & men;
-    }
+    let candidates = match us {
+        Color::White => man_capture_candidates::<V, false>(position),
+        Color::Black => man_capture_candidates::<V, true>(position),
+    };
     let kings = position.kings(us);
     let restrict = |set: B<V>| match only_from {
         Some(bit) => set & B::<V>::single(bit),
         None => set,
     };
-    for from in restrict(candidates).iter() {
+    let (candidates, kings) = (restrict(candidates), restrict(kings));
+    // Most positions have no capture: decide that with a few shifts before setting up a search.
+    if candidates.is_empty() && kings.is_empty() {
+        return;
+    }
+    let mut search = CaptureSearch::<V, S>::new(position, sink);
+    for from in candidates.iter() {
         search.start(from, false);
     }
-    for from in restrict(kings).iter() {
+    for from in kings.iter() {
         search.start(from, true);
     }
+}
+
+/// `direction` (as White sees it) for the side named by `BLACK`, folded at compile time.
+#[inline(always)]
+fn side<const BLACK: bool>(direction: Direction) -> Direction {
+    if BLACK {
+        direction.flipped()
+    } else {
+        direction
+    }
+}
+
+/// Men of the side to move with a capturable piece next to them and a free square behind it.
+#[inline]
+fn man_capture_candidates<V: Rules, const BLACK: bool>(
+    position: &Position<V::Geometry>,
+) -> <V::Geometry as Geometry>::Bits {
+    let us = position.turn();
+    let targets = if V::MEN_CAPTURE_KINGS {
+        position.pieces(!us)
+    } else {
+        position.men(!us)
+    };
+    let empty = position.empty_squares();
+    let men = position.men(us);
+    let mut candidates = Bits::EMPTY;
+    for &direction in V::MAN_CAPTURES {
+        let back = side::<BLACK>(direction).opposite();
+        let jumpable = V::Geometry::shift(empty, back) & targets;
+        candidates |= V::Geometry::shift(jumpable, back) & men;
+    }
+    candidates
 }
 
 /// Keeps the best-keyed captures, one per (from, to, captured set, promotion).
@@ -321,27 +449,37 @@ pub fn captures<V: Rules>(position: &Position<V::Geometry>, list: &mut MoveList<
 
 /// Appends the non-capturing moves to `list`.
 pub fn quiet_moves<V: Rules>(position: &Position<V::Geometry>, list: &mut MoveList<V::Geometry>) {
+    match position.turn() {
+        Color::White => quiet_moves_of::<V, false>(position, list),
+        Color::Black => quiet_moves_of::<V, true>(position, list),
+    }
+}
+
+fn quiet_moves_of<V: Rules, const BLACK: bool>(
+    position: &Position<V::Geometry>,
+    list: &mut MoveList<V::Geometry>,
+) {
     let us = position.turn();
     let empty = position.empty_squares();
     let promotion = promotion_row::<V::Geometry>(us);
     let men = position.men(us);
-    for direction in forward(us) {
+    for &direction in V::MAN_MOVES {
+        let direction = side::<BLACK>(direction);
         let step = V::Geometry::step(direction);
-        for to in (men.shift(step) & empty).iter() {
+        for to in (V::Geometry::shift(men, direction) & empty).iter() {
             let from = (to as i32 - step) as u32;
             list.push(Move::new(from, to, Bits::EMPTY, promotion.has(to)));
         }
     }
     for from in position.kings(us).iter() {
-        for direction in Direction::ALL {
-            let step = V::Geometry::step(direction);
-            let mut to = from as i32 + step;
+        for &direction in V::KING_MOVES {
+            let mut to = V::Geometry::next(from as i32, direction);
             while member(empty, to) {
                 list.push(Move::new(from, to as u32, Bits::EMPTY, false));
                 if !V::FLYING_KINGS {
                     break;
                 }
-                to += step;
+                to = V::Geometry::next(to, direction);
             }
         }
     }
@@ -357,23 +495,29 @@ pub fn legal_moves<V: Rules>(position: &Position<V::Geometry>, list: &mut MoveLi
 
 /// Number of quiet moves, counted without listing them.
 pub fn count_quiet_moves<V: Rules>(position: &Position<V::Geometry>) -> u64 {
+    match position.turn() {
+        Color::White => count_quiet_moves_of::<V, false>(position),
+        Color::Black => count_quiet_moves_of::<V, true>(position),
+    }
+}
+
+fn count_quiet_moves_of<V: Rules, const BLACK: bool>(position: &Position<V::Geometry>) -> u64 {
     let us = position.turn();
     let empty = position.empty_squares();
     let men = position.men(us);
     let mut count = 0;
-    for direction in forward(us) {
-        count += (men.shift(V::Geometry::step(direction)) & empty).count() as u64;
+    for &direction in V::MAN_MOVES {
+        count += (V::Geometry::shift(men, side::<BLACK>(direction)) & empty).count() as u64;
     }
     for from in position.kings(us).iter() {
-        for direction in Direction::ALL {
-            let step = V::Geometry::step(direction);
-            let mut to = from as i32 + step;
+        for &direction in V::KING_MOVES {
+            let mut to = V::Geometry::next(from as i32, direction);
             while member(empty, to) {
                 count += 1;
                 if !V::FLYING_KINGS {
                     break;
                 }
-                to += step;
+                to = V::Geometry::next(to, direction);
             }
         }
     }

@@ -41,8 +41,10 @@ impl<G: Geometry> Position<G> {
     pub fn initial<V: Rules<Geometry = G>>() -> Self {
         Position {
             pieces: ByColor {
-                white: G::rows(V::INITIAL_ROWS, false),
-                black: G::rows(V::INITIAL_ROWS, true),
+                white: G::rows(V::INITIAL_ROWS + V::EMPTY_BACK_ROWS, false)
+                    & !G::rows(V::EMPTY_BACK_ROWS, false),
+                black: G::rows(V::INITIAL_ROWS + V::EMPTY_BACK_ROWS, true)
+                    & !G::rows(V::EMPTY_BACK_ROWS, true),
             },
             kings: G::Bits::EMPTY,
             turn: V::FIRST_MOVER,

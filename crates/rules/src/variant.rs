@@ -5,7 +5,7 @@
 //! of a variant, matched once (by [`Variant::visit`]) where a command line or a file names one.
 
 use crate::color::Color;
-use crate::geometry::Geometry;
+use crate::geometry::{Direction, Geometry};
 use std::fmt;
 use std::str::FromStr;
 
@@ -22,6 +22,8 @@ pub enum Precedence {
     QuantityThenKings,
     /// Most pieces, then a capture made by a king, then most kings, then kings met earliest.
     Italian,
+    /// Highest value, a king counting a little less than two men, then a capture made by a king.
+    Frisian,
 }
 
 /// A drawn ending: a side with `strong_pieces` pieces, `strong_min_kings` of them kings or more,
@@ -57,7 +59,17 @@ pub enum SquareNotation {
     Algebraic,
 }
 
-/// The rules of one variant, as constants.
+/// Men step one square forward along the two diagonals (as seen by White; Black's are flipped).
+pub const DIAGONAL_FORWARD: &[Direction] = &[Direction::UpLeft, Direction::UpRight];
+/// All four diagonals.
+pub const DIAGONALS: &[Direction] = &Direction::DIAGONAL;
+/// All four orthogonals.
+pub const ORTHOGONALS: &[Direction] = &Direction::ORTHOGONAL;
+/// Diagonals and orthogonals.
+pub const EVERY_DIRECTION: &[Direction] = &Direction::ALL;
+
+/// The rules of one variant, as constants. Directions are as seen by White (moving up); Black's
+/// are the same flipped.
 pub trait Rules: Copy + Default + fmt::Debug + Send + Sync + 'static {
     /// The board the variant is played on.
     type Geometry: Geometry;
@@ -71,19 +83,39 @@ pub trait Rules: Copy + Default + fmt::Debug + Send + Sync + 'static {
     const FIRST_MOVER: Color;
     /// Rows filled with men at the start, per side.
     const INITIAL_ROWS: u32;
-    /// Whether men may capture backwards.
-    const MEN_CAPTURE_BACKWARD: bool;
+    /// Rows left empty behind the men at the start, counted from each side's back row.
+    const EMPTY_BACK_ROWS: u32 = 0;
+    /// Directions a man moves in without capturing.
+    const MAN_MOVES: &'static [Direction] = DIAGONAL_FORWARD;
+    /// Directions a man captures in.
+    const MAN_CAPTURES: &'static [Direction];
+    /// Directions a king moves in without capturing.
+    const KING_MOVES: &'static [Direction] = DIAGONALS;
+    /// Directions a king captures in.
+    const KING_CAPTURES: &'static [Direction] = DIAGONALS;
     /// Whether men may capture kings.
     const MEN_CAPTURE_KINGS: bool;
-    /// Whether kings move and capture at any distance along a diagonal.
+    /// Whether kings move and capture at any distance along a line.
     const FLYING_KINGS: bool;
     /// Whether a flying king must land on the square right behind the piece it captures.
     const KING_STOPS_BEHIND: bool;
+    /// Whether a flying king whose last capture takes a king must land right behind it.
+    const KING_HALTS_BEHIND_KING: bool = false;
     /// Whether a man reaching the last row during a capture becomes a king at once and goes on
     /// capturing as one (otherwise it promotes only if the move ends there).
     const PROMOTE_MID_CAPTURE: bool;
+    /// Whether captured pieces leave the board one by one as they are jumped (otherwise they stay,
+    /// blocking, until the move ends).
+    const REMOVE_WHILE_CAPTURING: bool = false;
+    /// Whether a capturing piece may not turn back 180 degrees between two captures.
+    const NO_REVERSE_IN_CAPTURE: bool = false;
     /// Which captures are allowed when several are available.
     const PRECEDENCE: Precedence;
+    /// Whether the side that cannot move wins instead of losing (losing draughts).
+    const LOSING: bool = false;
+    /// While a side has both kings and men, the most non-capturing moves in a row it may make
+    /// with the same king (0: no limit).
+    const MAX_SAME_KING_MOVES: u32 = 0;
     /// Draws applied by the rules.
     const DRAW: DrawRules;
     /// How squares are written.

@@ -7,8 +7,10 @@
 //! tournament form, applied automatically so that self-play games always end.
 
 use crate::color::Color;
-use crate::geometry::{Board8, Board10};
-use crate::variant::{DrawRules, EndgameRule, Precedence, Rules, SquareNotation};
+use crate::geometry::{Board8, Board10, Direction};
+use crate::variant::{
+    DIAGONAL_FORWARD, DIAGONALS, DrawRules, EndgameRule, Precedence, Rules, SquareNotation,
+};
 
 /// Threefold repetition and 40 king-only moves each: the default where no seed gives draw rules.
 const DEFAULT_DRAW: DrawRules = DrawRules {
@@ -32,7 +34,7 @@ impl Rules for International {
     // Seed 000: pieces on "as quatro primeiras linhas mais próximas de cada jogador".
     const INITIAL_ROWS: u32 = 4;
     // Seed 002: "A captura pode ir para a frente ou para trás".
-    const MEN_CAPTURE_BACKWARD: bool = true;
+    const MAN_CAPTURES: &'static [Direction] = DIAGONALS;
     // Seed 002: "Uma dama vale uma peça, assim como uma pedra" (men take kings like men).
     const MEN_CAPTURE_KINGS: bool = true;
     // Seed 002: "A dama anda qualquer distância por uma diagonal livre".
@@ -80,7 +82,7 @@ impl Rules for Brazilian {
     const GAME_TYPE: &'static str = "26";
     const FIRST_MOVER: Color = International::FIRST_MOVER;
     const INITIAL_ROWS: u32 = 3;
-    const MEN_CAPTURE_BACKWARD: bool = International::MEN_CAPTURE_BACKWARD;
+    const MAN_CAPTURES: &'static [Direction] = International::MAN_CAPTURES;
     const MEN_CAPTURE_KINGS: bool = International::MEN_CAPTURE_KINGS;
     const FLYING_KINGS: bool = International::FLYING_KINGS;
     const KING_STOPS_BEHIND: bool = International::KING_STOPS_BEHIND;
@@ -108,7 +110,7 @@ impl Rules for Russian {
     // Seed 004: "12 peças nas três linhas mais próximas do seu lado".
     const INITIAL_ROWS: u32 = 3;
     // Seed 003 table: "Pedras podem capturar para trás" is marked for Russian.
-    const MEN_CAPTURE_BACKWARD: bool = true;
+    const MAN_CAPTURES: &'static [Direction] = DIAGONALS;
     const MEN_CAPTURE_KINGS: bool = true;
     // Seed 004: the king "é livre para parar em qualquer quadrado livre ao longo da diagonal".
     const FLYING_KINGS: bool = true;
@@ -149,7 +151,7 @@ impl Rules for English {
     const FIRST_MOVER: Color = Color::Black;
     const INITIAL_ROWS: u32 = 3;
     // Seed 003 table: neither long kings nor backward capture by men for "Anglo-Americanas".
-    const MEN_CAPTURE_BACKWARD: bool = false;
+    const MAN_CAPTURES: &'static [Direction] = DIAGONAL_FORWARD;
     const MEN_CAPTURE_KINGS: bool = true;
     const FLYING_KINGS: bool = false;
     const KING_STOPS_BEHIND: bool = false;
@@ -177,7 +179,7 @@ impl Rules for Spanish {
     // Seed 001: "12 peças ... nas três linhas mais baixas".
     const INITIAL_ROWS: u32 = 3;
     // Seed 001: men "não podem se mover para trás"; seed 003 table leaves backward capture unmarked.
-    const MEN_CAPTURE_BACKWARD: bool = false;
+    const MAN_CAPTURES: &'static [Direction] = DIAGONAL_FORWARD;
     const MEN_CAPTURE_KINGS: bool = true;
     // Seed 001: kings "podem se mover pulando sobre vários quadrados vazios".
     const FLYING_KINGS: bool = true;
@@ -215,7 +217,7 @@ impl Rules for Portuguese {
     const GAME_TYPE: &'static str = "28";
     const FIRST_MOVER: Color = Spanish::FIRST_MOVER;
     const INITIAL_ROWS: u32 = Spanish::INITIAL_ROWS;
-    const MEN_CAPTURE_BACKWARD: bool = Spanish::MEN_CAPTURE_BACKWARD;
+    const MAN_CAPTURES: &'static [Direction] = Spanish::MAN_CAPTURES;
     const MEN_CAPTURE_KINGS: bool = Spanish::MEN_CAPTURE_KINGS;
     const FLYING_KINGS: bool = Spanish::FLYING_KINGS;
     const KING_STOPS_BEHIND: bool = Spanish::KING_STOPS_BEHIND;
@@ -240,7 +242,7 @@ impl Rules for Italian {
     const FIRST_MOVER: Color = Color::White;
     const INITIAL_ROWS: u32 = 3;
     // Seed 003 table: Italian has neither long kings nor backward capture by men.
-    const MEN_CAPTURE_BACKWARD: bool = false;
+    const MAN_CAPTURES: &'static [Direction] = DIAGONAL_FORWARD;
     // Italian rules (issue 2, dctl italian.hpp): "men cannot capture kings".
     const MEN_CAPTURE_KINGS: bool = false;
     const FLYING_KINGS: bool = false;
@@ -267,7 +269,7 @@ impl Rules for Czech {
     const FIRST_MOVER: Color = Color::White;
     const INITIAL_ROWS: u32 = 3;
     // Seed 003 table: long kings marked, backward capture by men not.
-    const MEN_CAPTURE_BACKWARD: bool = false;
+    const MAN_CAPTURES: &'static [Direction] = DIAGONAL_FORWARD;
     const MEN_CAPTURE_KINGS: bool = true;
     const FLYING_KINGS: bool = true;
     const KING_STOPS_BEHIND: bool = false;
@@ -293,7 +295,7 @@ impl Rules for Pool {
     const FIRST_MOVER: Color = Color::Black;
     const INITIAL_ROWS: u32 = 3;
     // Pool rules (issue 2): men capture backwards, flying kings, free choice, no promotion mid-capture.
-    const MEN_CAPTURE_BACKWARD: bool = true;
+    const MAN_CAPTURES: &'static [Direction] = DIAGONALS;
     const MEN_CAPTURE_KINGS: bool = true;
     const FLYING_KINGS: bool = true;
     const KING_STOPS_BEHIND: bool = false;
@@ -319,7 +321,7 @@ impl Rules for Thai {
     // Seed 003 table: Thai is played with 8 pieces each.
     const INITIAL_ROWS: u32 = 2;
     // Seed 003 table: only long kings are marked for Thai.
-    const MEN_CAPTURE_BACKWARD: bool = false;
+    const MAN_CAPTURES: &'static [Direction] = DIAGONAL_FORWARD;
     const MEN_CAPTURE_KINGS: bool = true;
     const FLYING_KINGS: bool = true;
     // Seed 003 table: "A Dama deve saltar para a casa imediatamente a seguir à peça capturada".
