@@ -44,6 +44,13 @@ fn variants_lists_every_variant() {
         "czech",
         "pool",
         "thai",
+        "canadian",
+        "killer",
+        "antidraughts",
+        "antienglish",
+        "frisian",
+        "frysk",
+        "turkish",
     ] {
         assert!(
             text.lines().any(|l| l.starts_with(name)),
@@ -89,6 +96,32 @@ fn moves_are_sorted_and_algebraic_where_the_variant_is() {
             "a3-b4", "c3-b4", "c3-d4", "e3-d4", "e3-f4", "g3-f4", "g3-h4"
         ]
     );
+}
+
+#[test]
+fn new_board_shapes_work_end_to_end() {
+    // 12x12 (128-bit sets) and the orthogonal Turkish board, through moves and perft.
+    let out = damas(&["perft", "--variant", "canadian", "--depth", "3"], "");
+    assert!(stdout(&out).contains("1222"), "{}", stdout(&out));
+    let out = damas(&["perft", "--variant", "turkish", "--depth", "4"], "");
+    assert!(stdout(&out).contains("7538"), "{}", stdout(&out));
+    let out = damas(
+        &[
+            "moves",
+            "--variant",
+            "turkish",
+            "--fen",
+            "W:Wd4:Bh8",
+            "--json",
+        ],
+        "",
+    );
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["pdn"], "d4-d5");
 }
 
 #[test]

@@ -37,6 +37,18 @@ const POSITIONS: &[(Variant, &str, Option<&str>, u32)] = &[
     (Variant::Czech, "start", None, 7),
     (Variant::Pool, "start", None, 7),
     (Variant::Thai, "start", None, 7),
+    // One row per further geometry and capture geometry: 12x12 in 128 bits, orthogonal captures
+    // on 10x10, and the all-squares orthogonal board.
+    (Variant::Canadian, "start", None, 6),
+    (
+        Variant::Killer,
+        "random178",
+        Some("B:W6,9,10,11,20,21,22,23,30,K31,33,37,41,42,43,44,46:BK17,K24"),
+        6,
+    ),
+    (Variant::Frisian, "start", None, 7),
+    (Variant::Frysk, "start", None, 7),
+    (Variant::Turkish, "start", None, 6),
 ];
 
 struct Count<'a>(Option<&'a str>, u32);

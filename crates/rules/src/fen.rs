@@ -6,7 +6,7 @@ use crate::color::Color;
 use crate::geometry::Geometry;
 use crate::notation::{parse_square, square_from_number, square_name, square_number};
 use crate::position::{Piece, Position};
-use crate::variant::Rules;
+use crate::variant::{Rules, SquareNotation};
 
 /// Why a FEN or Hub position was not accepted.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -169,12 +169,21 @@ pub fn to_fen<V: Rules>(position: &Position<V::Geometry>) -> String {
     for color in Color::ALL {
         text.push(':');
         text.push(color.letter());
+        // Numbered squares in increasing number; algebraic ones by rank, then file (`a2,b2,a3`).
         let mut squares: Vec<(u32, u32)> = position
             .pieces(color)
             .iter()
             .map(|bit| {
                 let square = V::Geometry::square(bit);
-                (square_number::<V>(square), square)
+                let key = match V::NOTATION {
+                    SquareNotation::Numeric => square_number::<V>(square),
+                    SquareNotation::Algebraic => {
+                        let number = square_number::<V>(square);
+                        let row = V::Geometry::row(square);
+                        (V::Geometry::HEIGHT - row) * 1000 + number
+                    }
+                };
+                (key, square)
             })
             .collect();
         squares.sort_unstable();

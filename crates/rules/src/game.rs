@@ -2,7 +2,7 @@
 //! endgame counters), with the Zobrist hash kept incrementally.
 
 use crate::bitboard::Bits;
-use crate::color::Color;
+use crate::color::{ByColor, Color};
 use crate::geometry::Geometry;
 use crate::movegen;
 use crate::moves::{Move, MoveList};
@@ -22,13 +22,24 @@ pub enum DrawReason {
     Endgame(u32),
 }
 
+/// Why a game was won.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WinReason {
+    /// The loser had no legal move (no pieces left, or all blocked).
+    OpponentCannotMove,
+    /// Losing draughts: the winner had no legal move left.
+    CannotMove,
+}
+
 /// How a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Outcome {
-    /// `winner` won because the other side had no legal move (no pieces, or all blocked).
+    /// A side won.
     Win {
         /// The side that won.
         winner: Color,
+        /// Why.
+        reason: WinReason,
     },
     /// A draw by rule.
     Draw(DrawReason),
@@ -42,12 +53,14 @@ impl Outcome {
             (
                 Outcome::Win {
                     winner: Color::White,
+                    ..
                 },
                 true,
             ) => "2-0",
             (
                 Outcome::Win {
                     winner: Color::Black,
+                    ..
                 },
                 true,
             ) => "0-2",
@@ -55,12 +68,14 @@ impl Outcome {
             (
                 Outcome::Win {
                     winner: Color::White,
+                    ..
                 },
                 false,
             ) => "1-0",
             (
                 Outcome::Win {
                     winner: Color::Black,
+                    ..
                 },
                 false,
             ) => "0-1",
@@ -72,7 +87,14 @@ impl Outcome {
 impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Outcome::Win { winner } => write!(f, "{winner} wins: {} has no legal move", !*winner),
+            Outcome::Win {
+                winner,
+                reason: WinReason::OpponentCannotMove,
+            } => write!(f, "{winner} wins: {} has no legal move", !*winner),
+            Outcome::Win {
+                winner,
+                reason: WinReason::CannotMove,
+            } => write!(f, "{winner} wins: {winner} has no legal move left"),
             Outcome::Draw(DrawReason::Repetition(n)) => write!(f, "draw by {n}-fold repetition"),
             Outcome::Draw(DrawReason::KingMoves(n)) => {
                 write!(f, "draw: {n} plies of king moves without capture")
@@ -94,6 +116,8 @@ pub struct Game<V: Rules> {
     reversible: Vec<u64>,
     king_plies: u32,
     endgame_deadline: Option<u32>,
+    /// Per side, the king moved last without capturing (its bit) and how many times in a row.
+    king_streak: ByColor<Option<(u32, u32)>>,
     moves: Vec<Move<V::Geometry>>,
 }
 
@@ -119,6 +143,7 @@ impl<V: Rules> Game<V> {
             reversible: vec![hash],
             king_plies: 0,
             endgame_deadline: None,
+            king_streak: ByColor::default(),
             moves: Vec::new(),
         };
         game.update_endgame();
@@ -160,11 +185,28 @@ impl<V: Rules> Game<V> {
         self.reversible.iter().filter(|&&h| h == self.hash).count() as u32
     }
 
-    /// The legal moves in the current position.
+    /// The legal moves in the current position, history-dependent rules included (the limit on
+    /// moving the same king again and again).
     pub fn legal_moves(&self) -> MoveList<V::Geometry> {
         let mut list = MoveList::new();
         movegen::legal_moves::<V>(&self.position, &mut list);
+        if let Some(king) = self.tired_king() {
+            list.retain(|mv| mv.is_capture() || mv.from_bit() != king);
+        }
         list
+    }
+
+    /// The king of the side to move that may not make another non-capturing move, if any
+    /// (Frisian: at most three in a row with the same king while the side also has men; dctl
+    /// mrp_kings.hpp).
+    fn tired_king(&self) -> Option<u32> {
+        if V::MAX_SAME_KING_MOVES == 0 {
+            return None;
+        }
+        let us = self.position.turn();
+        let (king, count) = (*self.king_streak.get(us))?;
+        let tracked = !self.position.men(us).is_empty() && !self.position.kings(us).is_empty();
+        (tracked && count >= V::MAX_SAME_KING_MOVES).then_some(king)
     }
 
     /// Plays `mv`, which must be legal in the current position.
@@ -179,6 +221,20 @@ impl<V: Rules> Game<V> {
             ^ zobrist::piece(us, is_king, mv.to_bit());
         for bit in mv.captured_bits().iter() {
             hash ^= zobrist::piece(them, self.position.all_kings().has(bit), bit);
+        }
+        if V::MAX_SAME_KING_MOVES > 0 {
+            let streak = match *self.king_streak.get(us) {
+                _ if !was_king || mv.is_capture() => None,
+                Some((king, count)) if king == mv.from_bit() => Some((mv.to_bit(), count + 1)),
+                _ => Some((mv.to_bit(), 1)),
+            };
+            *self.king_streak.get_mut(us) = streak;
+            // A king captured by this move starts its owner's count afresh.
+            if let Some((king, _)) = *self.king_streak.get(them)
+                && mv.captured_bits().has(king)
+            {
+                *self.king_streak.get_mut(them) = None;
+            }
         }
         self.position.play(mv);
         self.hash = hash;
@@ -223,12 +279,26 @@ impl<V: Rules> Game<V> {
             && p.kings(strong).count() >= rule.strong_min_kings
     }
 
-    /// How the game has ended, if it has. A side without a legal move loses, and that takes
-    /// priority over a draw reached on the same move.
+    /// How the game has ended, if it has. A side without a legal move loses (wins in losing
+    /// variants), and that takes priority over a draw reached on the same move.
     pub fn outcome(&self) -> Option<Outcome> {
-        if movegen::count_legal_moves::<V>(&self.position) == 0 {
-            return Some(Outcome::Win {
-                winner: !self.position.turn(),
+        let stuck = if V::MAX_SAME_KING_MOVES > 0 {
+            self.legal_moves().is_empty()
+        } else {
+            movegen::count_legal_moves::<V>(&self.position) == 0
+        };
+        if stuck {
+            let turn = self.position.turn();
+            return Some(if V::LOSING {
+                Outcome::Win {
+                    winner: turn,
+                    reason: WinReason::CannotMove,
+                }
+            } else {
+                Outcome::Win {
+                    winner: !turn,
+                    reason: WinReason::OpponentCannotMove,
+                }
             });
         }
         let draw = &V::DRAW;

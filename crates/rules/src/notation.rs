@@ -11,8 +11,17 @@ use std::fmt::Write;
 /// The PDN number (1..N) of an internal square, in the variant's numbering.
 pub fn square_number<V: Rules>(square: u32) -> u32 {
     let row = V::Geometry::row(square);
+    row * V::Geometry::PER_ROW + index_in_row::<V>(square) + 1
+}
+
+/// Position of a square among the playable squares of its row, counted from the diagram's left.
+fn index_in_row<V: Rules>(square: u32) -> u32 {
     let shown = display_column::<V>(square);
-    row * V::Geometry::PER_ROW + shown / 2 + 1
+    if V::Geometry::DARK_ONLY {
+        shown / 2
+    } else {
+        shown
+    }
 }
 
 /// The internal square of a PDN number, if it is on the board.
@@ -25,7 +34,7 @@ pub fn square_from_number<V: Rules>(number: u32) -> Option<u32> {
     // The playable square at this index of the displayed row.
     (0..V::Geometry::WIDTH)
         .filter_map(|column| V::Geometry::at(row, column))
-        .find(|&square| display_column::<V>(square) / 2 == index)
+        .find(|&square| index_in_row::<V>(square) == index)
 }
 
 /// The column of an internal square as the variant's diagram shows it (mirrored boards flip it).

@@ -176,6 +176,20 @@ variants! {
     Pool => crate::variants::Pool,
     /// Thai draughts (makhos).
     Thai => crate::variants::Thai,
+    /// Canadian draughts: international rules on 12x12.
+    Canadian => crate::variants::Canadian,
+    /// Killer draughts: international with the killer rule.
+    Killer => crate::variants::Killer,
+    /// Antidraughts: international move rules, the side that cannot move wins.
+    Antidraughts => crate::variants::Antidraughts,
+    /// Anti-American checkers: English move rules, the side that cannot move wins.
+    AntiEnglish => crate::variants::AntiEnglish,
+    /// Frisian draughts.
+    Frisian => crate::variants::Frisian,
+    /// Frysk!: Frisian with five men each.
+    Frysk => crate::variants::Frysk,
+    /// Turkish draughts (dama).
+    Turkish => crate::variants::Turkish,
 }
 
 struct NameOf;
@@ -232,6 +246,10 @@ impl FromStr for Variant {
             "american" | "checkers" => "english",
             "shashki" => "russian",
             "makhos" => "thai",
+            "losing" => "antidraughts",
+            "antiamerican" | "anti-american" | "anti-english" => "antienglish",
+            "frysk!" => "frysk",
+            "dama" => "turkish",
             other => other,
         };
         Variant::ALL

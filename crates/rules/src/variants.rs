@@ -7,9 +7,10 @@
 //! tournament form, applied automatically so that self-play games always end.
 
 use crate::color::Color;
-use crate::geometry::{Board8, Board10, Direction};
+use crate::geometry::{Board8, Board10, Board12, Direction, Orthogonal8};
 use crate::variant::{
-    DIAGONAL_FORWARD, DIAGONALS, DrawRules, EndgameRule, Precedence, Rules, SquareNotation,
+    DIAGONAL_FORWARD, DIAGONALS, DrawRules, EVERY_DIRECTION, EndgameRule, ORTHOGONALS, Precedence,
+    Rules, SquareNotation,
 };
 
 /// Threefold repetition and 40 king-only moves each: the default where no seed gives draw rules.
@@ -332,3 +333,229 @@ impl Rules for Thai {
     const NOTATION: SquareNotation = SquareNotation::Numeric;
     const MIRRORED: bool = false;
 }
+
+/// Canadian draughts: the international rules on 12x12 with 30 men each (seed 003 table: long
+/// kings, backward capture by men, quantity rule).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Canadian;
+
+impl Rules for Canadian {
+    type Geometry = Board12;
+    const NAME: &'static str = "canadian";
+    const SUMMARY: &'static str = "12x12, 30 men each, White first, international rules: men capture backwards, \
+         flying kings, majority capture";
+    // protocols.md: `27,W,12,12,N2,0`.
+    const GAME_TYPE: &'static str = "27";
+    const FIRST_MOVER: Color = International::FIRST_MOVER;
+    // Seed 003 table: 30 pieces each, five rows of six.
+    const INITIAL_ROWS: u32 = 5;
+    const MAN_CAPTURES: &'static [Direction] = International::MAN_CAPTURES;
+    const MEN_CAPTURE_KINGS: bool = International::MEN_CAPTURE_KINGS;
+    const FLYING_KINGS: bool = International::FLYING_KINGS;
+    const KING_STOPS_BEHIND: bool = International::KING_STOPS_BEHIND;
+    const PROMOTE_MID_CAPTURE: bool = International::PROMOTE_MID_CAPTURE;
+    const PRECEDENCE: Precedence = International::PRECEDENCE;
+    const DRAW: DrawRules = International::DRAW;
+    const NOTATION: SquareNotation = SquareNotation::Numeric;
+    const MIRRORED: bool = false;
+}
+
+/// Killer draughts: international rules, except that a king whose last capture takes a king must
+/// land right behind it (dctl killer.hpp `is_halt_behind_king`, after mindsports.nl's rules).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Killer;
+
+impl Rules for Killer {
+    type Geometry = Board10;
+    const NAME: &'static str = "killer";
+    const SUMMARY: &'static str =
+        "international rules, but a king taking a king last must land right behind it";
+    const GAME_TYPE: &'static str = International::GAME_TYPE;
+    const FIRST_MOVER: Color = International::FIRST_MOVER;
+    const INITIAL_ROWS: u32 = International::INITIAL_ROWS;
+    const MAN_CAPTURES: &'static [Direction] = International::MAN_CAPTURES;
+    const MEN_CAPTURE_KINGS: bool = International::MEN_CAPTURE_KINGS;
+    const FLYING_KINGS: bool = International::FLYING_KINGS;
+    const KING_STOPS_BEHIND: bool = International::KING_STOPS_BEHIND;
+    const KING_HALTS_BEHIND_KING: bool = true;
+    const PROMOTE_MID_CAPTURE: bool = International::PROMOTE_MID_CAPTURE;
+    const PRECEDENCE: Precedence = International::PRECEDENCE;
+    const DRAW: DrawRules = International::DRAW;
+    const NOTATION: SquareNotation = International::NOTATION;
+    const MIRRORED: bool = International::MIRRORED;
+}
+
+/// Antidraughts (losing draughts): the international move rules; a side with no legal move (no
+/// pieces left, or all blocked) wins.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Antidraughts;
+
+impl Rules for Antidraughts {
+    type Geometry = Board10;
+    const NAME: &'static str = "antidraughts";
+    const SUMMARY: &'static str =
+        "international move rules; the side that cannot move (no pieces, or blocked) wins";
+    const GAME_TYPE: &'static str = International::GAME_TYPE;
+    const FIRST_MOVER: Color = International::FIRST_MOVER;
+    const INITIAL_ROWS: u32 = International::INITIAL_ROWS;
+    const MAN_CAPTURES: &'static [Direction] = International::MAN_CAPTURES;
+    const MEN_CAPTURE_KINGS: bool = International::MEN_CAPTURE_KINGS;
+    const FLYING_KINGS: bool = International::FLYING_KINGS;
+    const KING_STOPS_BEHIND: bool = International::KING_STOPS_BEHIND;
+    const PROMOTE_MID_CAPTURE: bool = International::PROMOTE_MID_CAPTURE;
+    const PRECEDENCE: Precedence = International::PRECEDENCE;
+    // Losing draughts: "a side with no legal move or no pieces wins" (issue 3).
+    const LOSING: bool = true;
+    const DRAW: DrawRules = International::DRAW;
+    const NOTATION: SquareNotation = International::NOTATION;
+    const MIRRORED: bool = International::MIRRORED;
+}
+
+/// Anti-American checkers (BrainKing's "Anti Damas Anglo-Americanas", seed 003 table): the English
+/// move rules; the side that cannot move wins.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AntiEnglish;
+
+impl Rules for AntiEnglish {
+    type Geometry = Board8;
+    const NAME: &'static str = "antienglish";
+    const SUMMARY: &'static str =
+        "English move rules; the side that cannot move (no pieces, or blocked) wins";
+    const GAME_TYPE: &'static str = English::GAME_TYPE;
+    const FIRST_MOVER: Color = English::FIRST_MOVER;
+    const INITIAL_ROWS: u32 = English::INITIAL_ROWS;
+    const MAN_CAPTURES: &'static [Direction] = English::MAN_CAPTURES;
+    const MEN_CAPTURE_KINGS: bool = English::MEN_CAPTURE_KINGS;
+    const FLYING_KINGS: bool = English::FLYING_KINGS;
+    const KING_STOPS_BEHIND: bool = English::KING_STOPS_BEHIND;
+    const PROMOTE_MID_CAPTURE: bool = English::PROMOTE_MID_CAPTURE;
+    const PRECEDENCE: Precedence = English::PRECEDENCE;
+    const LOSING: bool = true;
+    const DRAW: DrawRules = English::DRAW;
+    const NOTATION: SquareNotation = English::NOTATION;
+    const MIRRORED: bool = English::MIRRORED;
+}
+
+/// Frisian draughts (dctl frisian.hpp, after friesdammen.nl): men and kings also capture along
+/// rows and columns; the most valuable capture is compulsory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Frisian;
+
+impl Rules for Frisian {
+    type Geometry = Board10;
+    const NAME: &'static str = "frisian";
+    const SUMMARY: &'static str = "10x10, 20 men each, White first, men and kings also capture orthogonally, \
+         flying kings, most valuable capture (a king worth less than two men), \
+         at most three king moves in a row with the same king";
+    // protocols.md: `40,W,10,10,N2,0`.
+    const GAME_TYPE: &'static str = "40";
+    const FIRST_MOVER: Color = Color::White;
+    const INITIAL_ROWS: u32 = 4;
+    // Frisian rules: men move diagonally forward, but capture diagonally and orthogonally, forwards
+    // and backwards (the orthogonal neighbour is two squares along the row or column).
+    const MAN_CAPTURES: &'static [Direction] = EVERY_DIRECTION;
+    const KING_MOVES: &'static [Direction] = DIAGONALS;
+    const KING_CAPTURES: &'static [Direction] = EVERY_DIRECTION;
+    const MEN_CAPTURE_KINGS: bool = true;
+    const FLYING_KINGS: bool = true;
+    const KING_STOPS_BEHIND: bool = false;
+    const PROMOTE_MID_CAPTURE: bool = false;
+    // dctl frisian.hpp: value (pieces + kings) * N - kings, then a capture by a king.
+    const PRECEDENCE: Precedence = Precedence::Frisian;
+    // dctl frisian.hpp `max_same_king_move = 3` (mindsports.nl: not "more than three times in
+    // succession with the same king", not for a player who has only kings).
+    const MAX_SAME_KING_MOVES: u32 = 3;
+    // lidraughts Frisian: two kings against one king, 7 moves each; one king against one, 2 moves
+    // each. Threefold repetition and the 40-move king rule are kept as for every variant, so that
+    // games always end.
+    const DRAW: DrawRules = DrawRules {
+        repetitions: 3,
+        king_move_plies: 80,
+        endgames: &[
+            EndgameRule {
+                strong_pieces: (2, 2),
+                strong_min_kings: 2,
+                moves: 7,
+            },
+            EndgameRule {
+                strong_pieces: (1, 1),
+                strong_min_kings: 1,
+                moves: 2,
+            },
+        ],
+    };
+    const NOTATION: SquareNotation = SquareNotation::Numeric;
+    const MIRRORED: bool = false;
+}
+
+/// Frysk!: Frisian rules with five men each, on the back rows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Frysk;
+
+impl Rules for Frysk {
+    type Geometry = Board10;
+    const NAME: &'static str = "frysk";
+    const SUMMARY: &'static str = "Frisian rules with five men each on the back rows";
+    const GAME_TYPE: &'static str = Frisian::GAME_TYPE;
+    const FIRST_MOVER: Color = Frisian::FIRST_MOVER;
+    // Frysk! (lidraughts): "only five men per side on the back rows".
+    const INITIAL_ROWS: u32 = 1;
+    const MAN_CAPTURES: &'static [Direction] = Frisian::MAN_CAPTURES;
+    const KING_MOVES: &'static [Direction] = Frisian::KING_MOVES;
+    const KING_CAPTURES: &'static [Direction] = Frisian::KING_CAPTURES;
+    const MEN_CAPTURE_KINGS: bool = Frisian::MEN_CAPTURE_KINGS;
+    const FLYING_KINGS: bool = Frisian::FLYING_KINGS;
+    const KING_STOPS_BEHIND: bool = Frisian::KING_STOPS_BEHIND;
+    const PROMOTE_MID_CAPTURE: bool = Frisian::PROMOTE_MID_CAPTURE;
+    const PRECEDENCE: Precedence = Frisian::PRECEDENCE;
+    const MAX_SAME_KING_MOVES: u32 = Frisian::MAX_SAME_KING_MOVES;
+    const DRAW: DrawRules = Frisian::DRAW;
+    const NOTATION: SquareNotation = Frisian::NOTATION;
+    const MIRRORED: bool = Frisian::MIRRORED;
+}
+
+/// Turkish draughts (dama): every square of an 8x8 board, men and kings move orthogonally.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Turkish;
+
+impl Rules for Turkish {
+    type Geometry = Orthogonal8;
+    const NAME: &'static str = "turkish";
+    const SUMMARY: &'static str = "8x8 all squares, 16 men each on rows 2-3, White first, men move and capture \
+         forwards and sideways, flying orthogonal kings, pieces removed as they are taken, \
+         majority capture";
+    // protocols.md: `30,W,8,8,A0,0`.
+    const GAME_TYPE: &'static str = "30";
+    const FIRST_MOVER: Color = Color::White;
+    // Seed 003 table: 16 pieces each; they stand on the second and third rows (perft.md).
+    const INITIAL_ROWS: u32 = 2;
+    const EMPTY_BACK_ROWS: u32 = 1;
+    const MAN_MOVES: &'static [Direction] = TURKISH_MAN;
+    const MAN_CAPTURES: &'static [Direction] = TURKISH_MAN;
+    const KING_MOVES: &'static [Direction] = ORTHOGONALS;
+    const KING_CAPTURES: &'static [Direction] = ORTHOGONALS;
+    const MEN_CAPTURE_KINGS: bool = true;
+    // Seed 003 table: "Damas com movimentos longos" is marked for Turkish.
+    const FLYING_KINGS: bool = true;
+    const KING_STOPS_BEHIND: bool = false;
+    const PROMOTE_MID_CAPTURE: bool = TURKISH_PROMOTE_MID_CAPTURE;
+    // Turkish rules: each captured piece leaves the board at once, and a king may not turn back
+    // 180 degrees between two captures.
+    const REMOVE_WHILE_CAPTURING: bool = true;
+    const NO_REVERSE_IN_CAPTURE: bool = true;
+    // Seed 003 table: the quantity rule is marked for Turkish.
+    const PRECEDENCE: Precedence = Precedence::Quantity;
+    const DRAW: DrawRules = DEFAULT_DRAW;
+    const NOTATION: SquareNotation = SquareNotation::Algebraic;
+    const MIRRORED: bool = false;
+}
+
+/// Turkish men step forwards or sideways, never backwards.
+const TURKISH_MAN: &[Direction] = &[Direction::Up, Direction::Left, Direction::Right];
+
+/// Whether a Turkish man reaching the last row mid-capture goes on as a king. The rule texts
+/// disagree (Wikipedia: promoted "at the end of the move"; some pages let it continue); both
+/// published implementations (kish actiongen.rs, pydraughts board.py) keep capturing as a man and
+/// promote at the end, and so do we. It rarely matters: having arrived going forwards, a king could
+/// only go on sideways.
+const TURKISH_PROMOTE_MID_CAPTURE: bool = false;

@@ -19,6 +19,13 @@ struct Row {
     expected: u64,
 }
 
+/// perft.md's Turkish column comes from the kish crate, which counts king captures that differ only
+/// in an intermediate landing square as different moves (neither the unique nor the keep
+/// convention). Depths 1-6 are unaffected; for 7 and 8 these are kish 1.1.7's own counts with moves
+/// of identical effect merged (its `actions_into`, deduplicated on the move's bitboard delta, run
+/// once by hand), which is the unique convention this crate counts.
+const TURKISH_UNIQUE: &[(u32, u64)] = &[(7, 10_782_308), (8, 123_285_642)];
+
 /// The start position a perft.md table was computed from, where it is not the variant's own.
 fn table_start(heading: &str) -> Option<String> {
     // dctl's Thai table starts from 12 men each (its `initial(2)`: a gap of two rows), not from the
@@ -72,7 +79,12 @@ fn perft_md_rows() -> (Vec<Row>, Vec<String>) {
             continue;
         };
         for (cell, &duplicates) in cells[1..].iter().zip(&columns) {
-            if let Ok(expected) = cell.parse::<u64>() {
+            if let Ok(mut expected) = cell.parse::<u64>() {
+                if *variant == Variant::Turkish
+                    && let Some(&(_, unique)) = TURKISH_UNIQUE.iter().find(|(d, _)| *d == depth)
+                {
+                    expected = unique;
+                }
                 rows.push(Row {
                     name: heading.clone(),
                     variant: *variant,
@@ -119,8 +131,34 @@ fn positions_json_rows() -> (Vec<Row>, Vec<String>) {
     (rows, skipped)
 }
 
+/// Variants whose move rules are another's, so that the other's table applies to them too
+/// (perft.md: losing draughts "uses the international move rules").
+const SAME_MOVES_AS: &[(Variant, Variant)] = &[
+    (Variant::Antidraughts, Variant::International),
+    (Variant::AntiEnglish, Variant::English),
+];
+
+/// Variants with no published table at all.
+const NO_TABLE: &[Variant] = &[Variant::Portuguese, Variant::Frysk];
+
 fn all_rows() -> Vec<Row> {
     let (mut rows, skipped_tables) = perft_md_rows();
+    let borrowed: Vec<Row> = SAME_MOVES_AS
+        .iter()
+        .flat_map(|&(variant, source)| {
+            rows.iter()
+                .filter(move |row| row.variant == source && row.fen.is_none())
+                .map(move |row| Row {
+                    name: format!("{} (table of {source})", variant),
+                    variant,
+                    fen: None,
+                    depth: row.depth,
+                    duplicates: row.duplicates,
+                    expected: row.expected,
+                })
+        })
+        .collect();
+    rows.extend(borrowed);
     let (more, skipped_positions) = positions_json_rows();
     rows.extend(more);
     eprintln!("variants not supported yet, skipped: {skipped_tables:?} {skipped_positions:?}");
@@ -155,9 +193,8 @@ fn check(rows: impl Iterator<Item = Row>) -> usize {
 fn published_tables_fast_rows() {
     let rows = all_rows();
     let variants: std::collections::BTreeSet<Variant> = rows.iter().map(|r| r.variant).collect();
-    // Every variant of the rules crate except Portuguese (no published table) is covered.
     for variant in Variant::ALL {
-        if *variant != Variant::Portuguese {
+        if !NO_TABLE.contains(variant) {
             assert!(variants.contains(variant), "no perft table for {variant}");
         }
     }

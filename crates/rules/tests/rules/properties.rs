@@ -47,8 +47,12 @@ impl VariantVisitor for Playout {
                 parse_hub::<V>(&to_hub::<V>(&position)).expect("own Hub reads back"),
                 position
             );
+            // The position's own move list (the game's may be filtered by history-dependent rules).
+            let mut generated = damas_rules::MoveList::new();
+            damas_rules::legal_moves::<V>(&position, &mut generated);
+            assert_eq!(generated.len() as u64, count_legal_moves::<V>(&position));
             let legal = game.legal_moves();
-            assert_eq!(legal.len() as u64, count_legal_moves::<V>(&position));
+            assert!(legal.iter().all(|mv| generated.contains(mv)));
             let mv = legal[(next(&mut rng) % legal.len() as u64) as usize];
             for text in [
                 pdn::<V>(&position, &mv, &legal),

@@ -3,7 +3,9 @@
 
 use crate::common::{algebraic_moves, moves_of, sorted};
 use damas_rules::variants::{English, International};
-use damas_rules::{DrawReason, Game, Outcome, ParseMoveError, Variant, parse_fen, parse_move};
+use damas_rules::{
+    DrawReason, Game, Outcome, ParseMoveError, Variant, WinReason, parse_fen, parse_move,
+};
 
 fn pdn_moves(variant: Variant, fen: &str) -> Vec<String> {
     sorted(moves_of(variant, fen).unwrap().into_iter().map(|m| m.pdn))
@@ -162,14 +164,16 @@ fn a_side_without_moves_loses() {
     assert_eq!(
         blocked.outcome(),
         Some(Outcome::Win {
-            winner: damas_rules::Color::Black
+            winner: damas_rules::Color::Black,
+            reason: WinReason::OpponentCannotMove,
         })
     );
     let none = Game::<International>::from_position(parse_fen::<International>("W:W:B1").unwrap());
     assert_eq!(
         none.outcome(),
         Some(Outcome::Win {
-            winner: damas_rules::Color::Black
+            winner: damas_rules::Color::Black,
+            reason: WinReason::OpponentCannotMove,
         })
     );
 }
