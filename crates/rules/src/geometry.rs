@@ -178,8 +178,8 @@ pub trait Geometry: Copy + Default + Debug + PartialEq + Eq + Send + Sync + 'sta
 
     /// The internal square at (row, column), if that square is playable.
     fn at(row: u32, column: u32) -> Option<u32> {
-        let playable = !Self::DARK_ONLY || (row + column) % 2 == 1;
-        (row < Self::HEIGHT && column < Self::WIDTH && playable)
+        let inside = row < Self::HEIGHT && column < Self::WIDTH;
+        (inside && (!Self::DARK_ONLY || (row + column) % 2 == 1))
             .then(|| row * Self::PER_ROW + if Self::DARK_ONLY { column / 2 } else { column })
     }
 
