@@ -47,17 +47,28 @@ fn main() -> ExitCode {
     }
 }
 
-/// The position given by `--fen`, or the variant's start.
-pub(crate) fn start_position<V: Rules>(
-    fen: Option<&str>,
-) -> Result<Position<V::Geometry>, ParseFenError> {
-    match fen {
-        Some(fen) => parse_fen::<V>(fen),
-        None => Ok(Position::initial::<V>()),
+/// The `--variant` and `--fen` options shared by the commands that work on a position.
+#[derive(clap::Args)]
+pub(crate) struct PositionArgs {
+    /// Variant name (see `damas variants`).
+    #[arg(long, value_parser = parse_variant)]
+    pub variant: Variant,
+    /// Position in PDN FEN; the variant's start if omitted.
+    #[arg(long)]
+    pub fen: Option<String>,
+}
+
+impl PositionArgs {
+    /// The position given by `--fen`, or the variant's start.
+    pub fn position<V: Rules>(&self) -> Result<Position<V::Geometry>, ParseFenError> {
+        match &self.fen {
+            Some(fen) => parse_fen::<V>(fen),
+            None => Ok(Position::initial::<V>()),
+        }
     }
 }
 
 /// Parses a `--variant` value.
-pub(crate) fn parse_variant(s: &str) -> Result<Variant, String> {
+fn parse_variant(s: &str) -> Result<Variant, String> {
     s.parse::<Variant>().map_err(|e| e.to_string())
 }

@@ -2,18 +2,14 @@
 
 use anyhow::Context;
 use damas_rules::notation::{full_path, hub, pdn, square_number};
-use damas_rules::{MoveList, Rules, Variant, VariantVisitor, legal_moves, to_fen};
+use damas_rules::{MoveList, Rules, VariantVisitor, legal_moves, to_fen};
 use serde::Serialize;
 
 /// Arguments of `damas moves`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Variant name (see `damas variants`).
-    #[arg(long, value_parser = crate::parse_variant)]
-    variant: Variant,
-    /// Position in PDN FEN; the variant's start if omitted.
-    #[arg(long)]
-    fen: Option<String>,
+    #[command(flatten)]
+    position: crate::PositionArgs,
     /// One JSON object per move and line, for other tools.
     #[arg(long)]
     json: bool,
@@ -36,8 +32,7 @@ struct Run<'a>(&'a Args);
 impl VariantVisitor for Run<'_> {
     type Output = anyhow::Result<()>;
     fn visit<V: Rules>(self) -> anyhow::Result<()> {
-        let position =
-            crate::start_position::<V>(self.0.fen.as_deref()).context("invalid --fen")?;
+        let position = self.0.position.position::<V>().context("invalid --fen")?;
         let mut list = MoveList::new();
         legal_moves::<V>(&position, &mut list);
         let mut records: Vec<MoveRecord> = list
@@ -72,5 +67,5 @@ impl VariantVisitor for Run<'_> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    args.variant.visit(Run(&args))
+    args.position.variant.visit(Run(&args))
 }

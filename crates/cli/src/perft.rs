@@ -3,7 +3,7 @@
 use anyhow::Context;
 use damas_rules::notation::pdn;
 use damas_rules::{
-    Duplicates, MoveList, Rules, Variant, VariantVisitor, divide, legal_moves, perft, to_fen,
+    Duplicates, MoveList, Rules, VariantVisitor, divide, legal_moves, perft, to_fen,
 };
 use serde::Serialize;
 use std::time::Instant;
@@ -11,12 +11,8 @@ use std::time::Instant;
 /// Arguments of `damas perft`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Variant name (see `damas variants`).
-    #[arg(long, value_parser = crate::parse_variant)]
-    variant: Variant,
-    /// Position in PDN FEN; the variant's start if omitted.
-    #[arg(long)]
-    fen: Option<String>,
+    #[command(flatten)]
+    position: crate::PositionArgs,
     /// Plies to count.
     #[arg(long)]
     depth: u32,
@@ -60,7 +56,7 @@ impl VariantVisitor for Run<'_> {
     type Output = anyhow::Result<()>;
     fn visit<V: Rules>(self) -> anyhow::Result<()> {
         let args = self.0;
-        let position = crate::start_position::<V>(args.fen.as_deref()).context("invalid --fen")?;
+        let position = args.position.position::<V>().context("invalid --fen")?;
         let mut report = Report {
             variant: V::NAME,
             fen: to_fen::<V>(&position),
@@ -122,5 +118,5 @@ impl VariantVisitor for Run<'_> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    args.variant.visit(Run(&args))
+    args.position.variant.visit(Run(&args))
 }

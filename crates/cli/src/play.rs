@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use damas_rules::notation::pdn;
-use damas_rules::{Color, Game, Rules, Variant, VariantVisitor, parse_move, to_fen};
+use damas_rules::{Color, Game, Rules, VariantVisitor, parse_move, to_fen};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
@@ -11,12 +11,8 @@ use std::io::{BufRead, Write};
 /// Arguments of `damas play`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Variant name (see `damas variants`).
-    #[arg(long, value_parser = crate::parse_variant)]
-    variant: Variant,
-    /// Start from this PDN FEN instead of the variant's start.
-    #[arg(long)]
-    fen: Option<String>,
+    #[command(flatten)]
+    position: crate::PositionArgs,
     /// The side you play: `white` or `black`.
     #[arg(long, default_value = "white", value_parser = parse_color)]
     color: Color,
@@ -39,7 +35,7 @@ impl VariantVisitor for Run<'_> {
     type Output = anyhow::Result<()>;
     fn visit<V: Rules>(self) -> anyhow::Result<()> {
         let args = self.0;
-        let start = crate::start_position::<V>(args.fen.as_deref()).context("invalid --fen")?;
+        let start = args.position.position::<V>().context("invalid --fen")?;
         let mut game = Game::<V>::from_position(start);
         let mut rng = match args.seed {
             Some(seed) => StdRng::seed_from_u64(seed),
@@ -104,5 +100,5 @@ impl VariantVisitor for Run<'_> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    args.variant.visit(Run(&args))
+    args.position.variant.visit(Run(&args))
 }
