@@ -8,7 +8,6 @@ use crate::movegen;
 use crate::moves::{Move, MoveList};
 use crate::position::Position;
 use crate::variant::Rules;
-use crate::zobrist;
 use std::fmt;
 
 /// Why a game was drawn.
@@ -180,6 +179,12 @@ impl<V: Rules> Game<V> {
         self.king_plies
     }
 
+    /// Hashes of the positions since the last irreversible move (a capture or a man move), the
+    /// current one last: what a search needs to see repetitions.
+    pub fn reversible_hashes(&self) -> &[u64] {
+        &self.reversible
+    }
+
     /// How many times the current position has occurred (1 the first time).
     pub fn repetitions(&self) -> u32 {
         self.reversible.iter().filter(|&&h| h == self.hash).count() as u32
@@ -214,14 +219,7 @@ impl<V: Rules> Game<V> {
         let us = self.position.turn();
         let them = !us;
         let was_king = self.position.all_kings().has(mv.from_bit());
-        let is_king = was_king || mv.promotes();
-        let mut hash = self.hash
-            ^ zobrist::SIDE
-            ^ zobrist::piece(us, was_king, mv.from_bit())
-            ^ zobrist::piece(us, is_king, mv.to_bit());
-        for bit in mv.captured_bits().iter() {
-            hash ^= zobrist::piece(them, self.position.all_kings().has(bit), bit);
-        }
+        let hash = self.hash ^ self.position.hash_change(mv);
         if V::MAX_SAME_KING_MOVES > 0 {
             let streak = match *self.king_streak.get(us) {
                 _ if !was_king || mv.is_capture() => None,

@@ -162,6 +162,21 @@ impl<G: Geometry> Position<G> {
         hash
     }
 
+    /// What playing `mv` toggles in the Zobrist hash: `hash() ^ hash_change(mv)` is the hash of
+    /// the position after `mv`.
+    #[inline]
+    pub fn hash_change(&self, mv: &Move<G>) -> u64 {
+        let us = self.turn;
+        let was_king = self.kings.has(mv.from_bit());
+        let mut change = zobrist::SIDE
+            ^ zobrist::piece(us, was_king, mv.from_bit())
+            ^ zobrist::piece(us, was_king || mv.promotes(), mv.to_bit());
+        for bit in mv.captured_bits().iter() {
+            change ^= zobrist::piece(!us, self.kings.has(bit), bit);
+        }
+        change
+    }
+
     /// Whether the layout invariants hold (no ghost bits, no shared squares, kings are pieces).
     pub fn is_consistent(&self) -> bool {
         let all = self.occupied();

@@ -1,0 +1,490 @@
+//! Iterative-deepening principal variation search with a transposition table, killer and history
+//! move ordering, and forced captures searched past the horizon (quiescence).
+
+use crate::eval::{Tables, Weights, evaluate};
+use crate::tt::{Bound, Table};
+use damas_rules::{Bits, Game, Geometry, Move, MoveList, Position, Rules, legal_moves};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// A won game for the side to move, `ply` plies from the root, scores `MATE - ply`.
+pub const MATE: i32 = 30_000;
+/// Scores beyond this are wins or losses in so many plies.
+pub const MATE_BOUND: i32 = MATE - 1_000;
+/// Deepest ply a search reaches (captures included).
+const MAX_PLY: usize = 128;
+
+/// A game clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    /// Time left for the side to move.
+    pub remaining: Duration,
+    /// Time added after each move.
+    pub increment: Duration,
+    /// Moves until the next time control, if the control is not for the whole game.
+    pub moves_to_go: Option<u32>,
+}
+
+/// When a search must stop; any limit that is reached stops it. No limit: search until stopped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Deepest iteration, in plies.
+    pub depth: Option<u32>,
+    /// Most nodes.
+    pub nodes: Option<u64>,
+    /// Fixed time for this move.
+    pub move_time: Option<Duration>,
+    /// A game clock to budget this move from.
+    pub clock: Option<Clock>,
+}
+
+impl Limits {
+    /// A search to a fixed depth.
+    pub fn depth(depth: u32) -> Self {
+        Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        }
+    }
+
+    /// The time this move may take, if any limit sets one.
+    fn budget(&self) -> Option<Duration> {
+        let from_clock = self.clock.map(|clock| {
+            let moves = clock.moves_to_go.unwrap_or(30).max(1);
+            let share = clock.remaining / moves + clock.increment * 3 / 4;
+            // Keep a reserve: never plan to use more than a third of what is left.
+            share.min(clock.remaining / 3)
+        });
+        match (self.move_time, from_clock) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// Engine settings.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// Transposition table size in MiB.
+    pub tt_megabytes: usize,
+    /// Evaluation weights.
+    pub weights: Weights,
+    /// Whether equal-score root moves are tried in a seeded random order, so that the tie goes to
+    /// a different move for each seed (games between the same players then differ).
+    pub randomize: bool,
+    /// Seed of the randomisation.
+    pub seed: u64,
+}
+
+impl EngineConfig {
+    /// The defaults for variant `V`: 32 MiB of table, the family's weights, no randomisation.
+    pub fn for_rules<V: Rules>() -> Self {
+        EngineConfig {
+            tt_megabytes: 32,
+            weights: Weights::for_rules::<V>(),
+            randomize: false,
+            seed: 0,
+        }
+    }
+}
+
+/// What a finished iteration found.
+#[derive(Clone, Debug)]
+pub struct SearchInfo<G: Geometry> {
+    /// The iteration's depth.
+    pub depth: u32,
+    /// Score for the side to move, in hundredths of a man (beyond [`MATE_BOUND`]: a forced result).
+    pub score: i32,
+    /// Nodes searched so far.
+    pub nodes: u64,
+    /// Time since the search started.
+    pub time: Duration,
+    /// The principal variation.
+    pub pv: Vec<Move<G>>,
+}
+
+/// The move a search chose and what it saw.
+#[derive(Clone, Debug)]
+pub struct SearchResult<G: Geometry> {
+    /// The move to play (`None` only when there is no legal move).
+    pub best: Option<Move<G>>,
+    /// The expected reply, if the principal variation has one.
+    pub ponder: Option<Move<G>>,
+    /// The last completed iteration's report.
+    pub info: SearchInfo<G>,
+}
+
+/// An alpha-beta searcher for variant `V`; keeps its table between searches.
+pub struct Searcher<V: Rules> {
+    config: EngineConfig,
+    tables: Tables<V::Geometry>,
+    tt: Table,
+    history: Vec<i32>,
+    killers: [[Option<(u8, u8)>; 2]; MAX_PLY],
+    pv: Vec<Vec<Move<V::Geometry>>>,
+    path: Vec<u64>,
+    stop: Arc<AtomicBool>,
+    nodes: u64,
+    node_limit: u64,
+    deadline: Option<Instant>,
+    aborted: bool,
+}
+
+impl<V: Rules> Searcher<V> {
+    /// A searcher with `config`.
+    pub fn new(config: EngineConfig) -> Self {
+        Searcher {
+            tt: Table::new(config.tt_megabytes),
+            config,
+            tables: Tables::new(),
+            history: vec![0; 128 * 128],
+            killers: [[None; 2]; MAX_PLY],
+            pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
+            path: Vec::with_capacity(512),
+            stop: Arc::new(AtomicBool::new(false)),
+            nodes: 0,
+            node_limit: u64::MAX,
+            deadline: None,
+            aborted: false,
+        }
+    }
+
+    /// A flag that stops the running search when set (checked every 1024 nodes).
+    pub fn stop_handle(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.stop)
+    }
+
+    /// Forgets everything learnt from earlier searches (a new game).
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.history.iter_mut().for_each(|h| *h = 0);
+    }
+
+    /// Changes the randomisation seed (for example once per game).
+    pub fn set_seed(&mut self, seed: u64) {
+        self.config.seed = seed;
+    }
+
+    /// Searches the current position of `game` within `limits`, reporting each finished iteration.
+    pub fn search(
+        &mut self,
+        game: &Game<V>,
+        limits: &Limits,
+        mut on_iteration: impl FnMut(&SearchInfo<V::Geometry>),
+    ) -> SearchResult<V::Geometry> {
+        let started = Instant::now();
+        self.stop.store(false, Ordering::Relaxed);
+        self.aborted = false;
+        self.nodes = 0;
+        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
+        self.deadline = limits.budget().map(|budget| started + budget);
+        self.tt.new_search();
+        self.killers = [[None; 2]; MAX_PLY];
+        self.history.iter_mut().for_each(|h| *h /= 8);
+        self.path.clear();
+        let history = game.reversible_hashes();
+        self.path
+            .extend_from_slice(&history[..history.len().saturating_sub(1)]);
+
+        let position = *game.position();
+        let mut legal = MoveList::new();
+        legal_moves::<V>(&position, &mut legal);
+        let mut result = SearchResult {
+            best: legal.first().copied(),
+            ponder: None,
+            info: SearchInfo {
+                depth: 0,
+                score: 0,
+                nodes: 0,
+                time: Duration::ZERO,
+                pv: Vec::new(),
+            },
+        };
+        if legal.len() <= 1 && limits.depth.is_none() && limits.nodes.is_none() {
+            // A forced move needs no search when playing against a clock.
+            if limits.budget().is_some() {
+                return result;
+            }
+        }
+        let max_depth = limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 - 8)
+            .min(MAX_PLY as u32 - 8);
+        for depth in 1..=max_depth {
+            let score = self.negamax(
+                &position,
+                game.hash(),
+                depth as i32,
+                -MATE,
+                MATE,
+                0,
+                game.king_move_plies(),
+            );
+            if self.aborted && depth > 1 {
+                break;
+            }
+            let pv = self.pv[0].clone();
+            result.best = pv.first().copied().or(result.best);
+            result.ponder = pv.get(1).copied();
+            result.info = SearchInfo {
+                depth,
+                score,
+                nodes: self.nodes,
+                time: started.elapsed(),
+                pv,
+            };
+            on_iteration(&result.info);
+            if self.aborted || score.abs() > MATE_BOUND && depth as i32 > MATE - score.abs() + 2 {
+                break;
+            }
+            // Another iteration costs several times this one: do not start what cannot finish.
+            if let Some(deadline) = self.deadline
+                && started.elapsed() * 2 > deadline.saturating_duration_since(started)
+            {
+                break;
+            }
+        }
+        result.info.nodes = self.nodes;
+        result.info.time = started.elapsed();
+        result
+    }
+
+    fn check_limits(&mut self) {
+        if self.stop.load(Ordering::Relaxed)
+            || self.nodes >= self.node_limit
+            || self
+                .deadline
+                .is_some_and(|deadline| Instant::now() >= deadline)
+        {
+            self.aborted = true;
+        }
+    }
+
+    /// Whether the position with `hash` occurred before within the last `reversible` plies.
+    fn repeats(&self, hash: u64, reversible: u32) -> bool {
+        let len = self.path.len();
+        let mut back = 2;
+        while back <= reversible as usize && back <= len {
+            if self.path[len - back] == hash {
+                return true;
+            }
+            back += 2;
+        }
+        false
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn negamax(
+        &mut self,
+        position: &Position<V::Geometry>,
+        hash: u64,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        king_plies: u32,
+    ) -> i32 {
+        self.pv[ply].clear();
+        self.nodes += 1;
+        if self.nodes & 1023 == 0 {
+            self.check_limits();
+        }
+        if self.aborted {
+            return 0;
+        }
+        if ply > 0 {
+            let draw = &V::DRAW;
+            if (draw.king_move_plies > 0 && king_plies >= draw.king_move_plies)
+                || (draw.repetitions > 0 && self.repeats(hash, king_plies))
+            {
+                return 0;
+            }
+        }
+        let mut list = MoveList::new();
+        legal_moves::<V>(position, &mut list);
+        if list.is_empty() {
+            let won = MATE - ply as i32;
+            return if V::LOSING { won } else { -won };
+        }
+        let forced = list[0].is_capture();
+        if (depth <= 0 && !forced) || ply >= MAX_PLY - 1 {
+            return evaluate::<V>(position, &self.config.weights, &self.tables);
+        }
+        let pv_node = beta - alpha > 1;
+        let entry = self.tt.probe(hash);
+        if let Some(entry) = entry
+            && ply > 0
+            && !pv_node
+            && entry.depth as i32 >= depth
+        {
+            let score = from_tt(entry.score, ply);
+            let cut = match entry.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if cut {
+                return score;
+            }
+        }
+        let tt_best = entry.map_or(u16::MAX, |e| e.best);
+        let mut order = self.order(&list, tt_best, ply);
+
+        let original_alpha = alpha;
+        let mut best_score = -MATE;
+        let mut best_index = u16::MAX;
+        self.path.push(hash);
+        for i in 0..order.len() {
+            // Selection sort: the best-scored remaining move next.
+            let pick = (i..order.len()).max_by_key(|&j| order[j].0).unwrap_or(i);
+            order.swap(i, pick);
+            let index = order[i].1;
+            let mv = list[index];
+            let child = position.after(&mv);
+            let child_hash = hash ^ position.hash_change(&mv);
+            let reversible = !mv.is_capture() && position.all_kings().has(mv.from_bit());
+            let child_kings = if reversible { king_plies + 1 } else { 0 };
+            let child_depth = depth - 1;
+            let score = if i == 0 {
+                -self.negamax(
+                    &child,
+                    child_hash,
+                    child_depth,
+                    -beta,
+                    -alpha,
+                    ply + 1,
+                    child_kings,
+                )
+            } else {
+                let probe = -self.negamax(
+                    &child,
+                    child_hash,
+                    child_depth,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                    child_kings,
+                );
+                if probe > alpha && probe < beta {
+                    -self.negamax(
+                        &child,
+                        child_hash,
+                        child_depth,
+                        -beta,
+                        -alpha,
+                        ply + 1,
+                        child_kings,
+                    )
+                } else {
+                    probe
+                }
+            };
+            if self.aborted {
+                self.path.pop();
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                best_index = index as u16;
+                if score > alpha {
+                    alpha = score;
+                    let (head, tail) = self.pv.split_at_mut(ply + 1);
+                    head[ply].clear();
+                    head[ply].push(mv);
+                    head[ply].extend_from_slice(&tail[0]);
+                    if score >= beta {
+                        if !mv.is_capture() {
+                            self.reward(&mv, ply, depth);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        self.path.pop();
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if best_score > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(
+            hash,
+            to_tt(best_score, ply),
+            depth.max(0) as i16,
+            bound,
+            best_index,
+        );
+        best_score
+    }
+
+    /// Ordering scores for the moves of a node: table move, captures, killers, history.
+    fn order(&self, list: &MoveList<V::Geometry>, tt_best: u16, ply: usize) -> Vec<(i32, usize)> {
+        let randomised_root = ply == 0 && self.config.randomize;
+        list.iter()
+            .enumerate()
+            .map(|(index, mv)| {
+                let key = (mv.from_bit() as u8, mv.to_bit() as u8);
+                let mut score = if index as u16 == tt_best {
+                    1 << 24
+                } else if mv.is_capture() {
+                    1 << 20
+                } else if self.killers[ply][0] == Some(key) {
+                    1 << 19
+                } else if self.killers[ply][1] == Some(key) {
+                    1 << 18
+                } else {
+                    self.history[mv.from_bit() as usize * 128 + mv.to_bit() as usize]
+                        .min((1 << 18) - 1)
+                };
+                if randomised_root {
+                    score = self.noise(mv);
+                }
+                (score, index)
+            })
+            .collect()
+    }
+
+    /// A seeded pseudo-random ordering key for a root move.
+    fn noise(&self, mv: &Move<V::Geometry>) -> i32 {
+        let mut z = self.config.seed
+            ^ ((mv.from_bit() as u64) << 8 | mv.to_bit() as u64)
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) & 0xFFFF) as i32
+    }
+
+    fn reward(&mut self, mv: &Move<V::Geometry>, ply: usize, depth: i32) {
+        let key = (mv.from_bit() as u8, mv.to_bit() as u8);
+        if self.killers[ply][0] != Some(key) {
+            self.killers[ply][1] = self.killers[ply][0];
+            self.killers[ply][0] = Some(key);
+        }
+        let slot = &mut self.history[mv.from_bit() as usize * 128 + mv.to_bit() as usize];
+        *slot = slot.saturating_add(depth * depth);
+    }
+}
+
+/// Mate scores are stored relative to the node, not the root.
+fn to_tt(score: i32, ply: usize) -> i32 {
+    if score > MATE_BOUND {
+        score + ply as i32
+    } else if score < -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn from_tt(score: i32, ply: usize) -> i32 {
+    if score > MATE_BOUND {
+        score - ply as i32
+    } else if score < -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
