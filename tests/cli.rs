@@ -239,3 +239,74 @@ fn play_to_the_end_reports_the_result() {
     assert!(text.contains("Game over: white wins"), "{text}");
     assert!(text.contains("(2-0)"), "{text}");
 }
+
+/// A Hub session driven line by line: each command is sent only after the previous reply arrived.
+#[test]
+fn hub_session_line_by_line() {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_damas"))
+        .args(["hub", "--tt", "4"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("damas hub starts");
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = |line: &str| writeln!(input, "{line}").unwrap();
+    let mut next = move || output.next().expect("a reply").unwrap();
+
+    send("hub");
+    assert!(next().starts_with("id name=damas "));
+    let variant = next();
+    assert!(variant.starts_with("param name=variant value=normal type=enum values=\"normal "), "{variant}");
+    assert!(next().starts_with("param name=tt-size"));
+    assert_eq!(next(), "wait");
+    send("set-param name=variant value=checkerz");
+    assert!(next().starts_with("error message=\"unknown variant `checkerz`"));
+    send("set-param name=variant value=normal");
+    send("init");
+    assert_eq!(next(), "ready");
+    send("set-param name=variant value=russian");
+    assert_eq!(next(), "error message=\"the variant can only be set before init\"");
+    send("new-game");
+    send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28 19-23\"");
+    send("ping");
+    assert_eq!(next(), "pong");
+    send("pos moves=\"32-28 33-29\"");
+    assert!(next().starts_with("error message=\"bad move: `33-29` is not a legal move"), "a move in the wrong turn");
+    send("pos pos=Wbbbb");
+    assert!(next().starts_with("error message=\"bad position: a Hub position needs"));
+    send("frobnicate now");
+    assert_eq!(next(), "error message=\"unknown command `frobnicate`\"");
+    send("level nonsense=3");
+    assert_eq!(next(), "error message=\"unknown level `nonsense`\"");
+    send("pos moves=\"32-28 19-23\"");
+    send("level depth=4");
+    send("go think");
+    let mut infos = 0;
+    let done = loop {
+        let line = next();
+        if line.starts_with("info ") {
+            assert!(line.contains(" score=") && line.contains(" nodes=") && line.contains(" pv=\""), "{line}");
+            infos += 1;
+        } else {
+            break line;
+        }
+    };
+    assert_eq!(infos, 4);
+    // White must take: 28x19 capturing 23 is the only legal move.
+    assert!(done.starts_with("done move=28x19x23"), "{done}");
+    // An analysis runs until stopped.
+    send("go analyze");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    send("stop");
+    let done = loop {
+        let line = next();
+        if !line.starts_with("info ") {
+            break line;
+        }
+    };
+    assert!(done.starts_with("done move="), "{done}");
+    send("quit");
+    assert!(child.wait().unwrap().success());
+}

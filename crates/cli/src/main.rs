@@ -1,7 +1,9 @@
 //! `damas`: the Damas Zero command line. One module per subcommand.
 
 mod board;
+mod hub;
 mod moves;
+mod opponent;
 mod perft;
 mod play;
 mod variants;
@@ -28,6 +30,8 @@ enum Command {
     Perft(perft::Args),
     /// Play a game in the terminal.
     Play(play::Args),
+    /// Run the alpha-beta engine behind the Hub protocol on standard input and output.
+    Hub(hub::Args),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +41,7 @@ fn main() -> ExitCode {
         Command::Moves(args) => moves::run(args),
         Command::Perft(args) => perft::run(args),
         Command::Play(args) => play::run(args),
+        Command::Hub(args) => hub::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

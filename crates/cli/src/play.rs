@@ -3,9 +3,6 @@
 use anyhow::Context;
 use damas_rules::notation::pdn;
 use damas_rules::{Color, Game, Rules, VariantVisitor, parse_move, to_fen};
-use rand::SeedableRng;
-use rand::rngs::StdRng;
-use rand::seq::IndexedRandom;
 use std::io::{BufRead, Write};
 
 /// Arguments of `damas play`.
@@ -16,7 +13,11 @@ pub struct Args {
     /// The side you play: `white` or `black`.
     #[arg(long, default_value = "white", value_parser = parse_color)]
     color: Color,
-    /// Seed of the random opponent (random if omitted).
+    /// The computer opponent: `random`, `alphabeta:depth=6`, `alphabeta:nodes=N`,
+    /// `alphabeta:time=SECONDS`.
+    #[arg(long, default_value = "random")]
+    opponent: crate::opponent::OpponentSpec,
+    /// Seed of the opponent's random choices (random if omitted).
     #[arg(long)]
     seed: Option<u64>,
 }
@@ -37,10 +38,8 @@ impl VariantVisitor for Run<'_> {
         let args = self.0;
         let start = args.position.position::<V>().context("invalid --fen")?;
         let mut game = Game::<V>::from_position(start);
-        let mut rng = match args.seed {
-            Some(seed) => StdRng::seed_from_u64(seed),
-            None => StdRng::from_os_rng(),
-        };
+        let seed = args.seed.unwrap_or_else(rand::random);
+        let mut opponent = crate::opponent::Opponent::<V>::new(&args.opponent, seed);
         let stdin = std::io::stdin();
         let mut lines = stdin.lock().lines();
         println!(
@@ -60,10 +59,15 @@ impl VariantVisitor for Run<'_> {
             }
             let legal = game.legal_moves();
             if position.turn() != args.color {
-                let mv = *legal
-                    .choose(&mut rng)
+                let (mv, report) = opponent
+                    .choose(&game)
                     .expect("a game not over has a legal move");
-                println!("Opponent plays {}", pdn::<V>(&position, &mv, &legal));
+                let report = if report.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({report})")
+                };
+                println!("Opponent plays {}{report}", pdn::<V>(&position, &mv, &legal));
                 game.play(&mv);
                 continue;
             }
