@@ -103,7 +103,8 @@ impl<V: Rules> Session for VariantSession<V> {
         };
         let mut game = Game::<V>::from_position(start);
         for text in moves {
-            let mv = parse_move::<V>(game.position(), text).map_err(|e| format!("bad move: {e}"))?;
+            let mv =
+                parse_move::<V>(game.position(), text).map_err(|e| format!("bad move: {e}"))?;
             game.play(&mv);
         }
         self.game = game;
@@ -187,7 +188,10 @@ fn parse_level(message: &Message) -> Result<Limits, String> {
         message
             .values
             .get(key)
-            .map(|v| v.parse::<u64>().map_err(|_| format!("`{key}={v}` is not a number")))
+            .map(|v| {
+                v.parse::<u64>()
+                    .map_err(|_| format!("`{key}={v}` is not a number"))
+            })
             .transpose()
     };
     let mut limits = Limits {
@@ -217,7 +221,13 @@ fn parse_level(message: &Message) -> Result<Limits, String> {
 fn variant_values() -> String {
     Variant::ALL
         .iter()
-        .map(|v| if *v == Variant::International { "normal" } else { v.name() })
+        .map(|v| {
+            if *v == Variant::International {
+                "normal"
+            } else {
+                v.name()
+            }
+        })
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -235,7 +245,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             continue;
         }
         // A finished search thread is collected before the next command.
-        if search.as_ref().is_some_and(|(handle, _)| handle.is_finished()) {
+        if search
+            .as_ref()
+            .is_some_and(|(handle, _)| handle.is_finished())
+        {
             let (handle, _) = search.take().expect("checked");
             let _ = handle.join();
         }
@@ -255,19 +268,27 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 );
                 println!(
                     "param name=variant value={} type=enum values=\"{}\"",
-                    if variant == Variant::International { "normal" } else { variant.name() },
+                    if variant == Variant::International {
+                        "normal"
+                    } else {
+                        variant.name()
+                    },
                     variant_values()
                 );
                 println!("param name=tt-size value={tt} type=int min=1 max=4096");
                 println!("wait");
             }
             "set-param" => {
-                let (Some(name), Some(value)) = (message.values.get("name"), message.values.get("value")) else {
+                let (Some(name), Some(value)) =
+                    (message.values.get("name"), message.values.get("value"))
+                else {
                     error("set-param needs name= and value=");
                     continue;
                 };
                 match name.as_str() {
-                    "variant" if session.is_some() => error("the variant can only be set before init"),
+                    "variant" if session.is_some() => {
+                        error("the variant can only be set before init")
+                    }
                     "variant" => match value.parse::<Variant>() {
                         Ok(v) => variant = v,
                         Err(e) => error(e),
@@ -308,7 +329,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                             .get("moves")
                             .map(|m| m.split_whitespace().collect())
                             .unwrap_or_default();
-                        if let Err(e) = active.set_position(message.values.get("pos").map(String::as_str), &moves) {
+                        if let Err(e) = active
+                            .set_position(message.values.get("pos").map(String::as_str), &moves)
+                        {
                             error(e);
                         }
                     }
@@ -327,7 +350,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                             error(format!("unknown go mode `{mode}`"));
                             continue;
                         }
-                        let go_limits = if mode == "think" { limits } else { Limits::default() };
+                        let go_limits = if mode == "think" {
+                            limits
+                        } else {
+                            Limits::default()
+                        };
                         let stop = active.stop_handle();
                         search = Some((active.go(go_limits), stop));
                         // `level` applies to the next search only.

@@ -1,6 +1,8 @@
 //! `damas`: the Damas Zero command line. One module per subcommand.
 
+mod bench;
 mod board;
+mod dxp;
 mod hub;
 mod moves;
 mod opponent;
@@ -32,6 +34,10 @@ enum Command {
     Play(play::Args),
     /// Run the alpha-beta engine behind the Hub protocol on standard input and output.
     Hub(hub::Args),
+    /// Play 10x10 engine matches over DXP (TCP).
+    Dxp(dxp::Args),
+    /// Measure speed (`damas bench engine`).
+    Bench(bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -42,6 +48,8 @@ fn main() -> ExitCode {
         Command::Perft(args) => perft::run(args),
         Command::Play(args) => play::run(args),
         Command::Hub(args) => hub::run(args),
+        Command::Dxp(args) => dxp::run(args),
+        Command::Bench(args) => bench::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -42,7 +42,9 @@ impl FromStr for OpponentSpec {
                             }
                             limits.move_time = Some(Duration::from_secs_f64(seconds));
                         }
-                        other => bail!("unknown alphabeta option `{other}` in `{text}` (depth, nodes, time)"),
+                        other => bail!(
+                            "unknown alphabeta option `{other}` in `{text}` (depth, nodes, time)"
+                        ),
                     }
                 }
                 if limits == Limits::default() {
@@ -50,7 +52,9 @@ impl FromStr for OpponentSpec {
                 }
                 Ok(OpponentSpec::AlphaBeta(limits))
             }
-            _ => bail!("unknown player `{text}` (expected `random` or `alphabeta:depth=N|nodes=N|time=SECONDS`)"),
+            _ => bail!(
+                "unknown player `{text}` (expected `random` or `alphabeta:depth=N|nodes=N|time=SECONDS`)"
+            ),
         }
     }
 }
@@ -58,7 +62,7 @@ impl FromStr for OpponentSpec {
 /// A player ready to move in games of variant `V`.
 pub enum Opponent<V: Rules> {
     /// Uniform random moves.
-    Random(StdRng),
+    Random(Box<StdRng>),
     /// The alpha-beta searcher and its limits.
     AlphaBeta(Box<Searcher<V>>, Limits),
 }
@@ -67,7 +71,7 @@ impl<V: Rules> Opponent<V> {
     /// Builds the player; `seed` fixes its random choices (ties, random moves).
     pub fn new(spec: &OpponentSpec, seed: u64) -> Self {
         match spec {
-            OpponentSpec::Random => Opponent::Random(StdRng::seed_from_u64(seed)),
+            OpponentSpec::Random => Opponent::Random(Box::new(StdRng::seed_from_u64(seed))),
             OpponentSpec::AlphaBeta(limits) => {
                 let mut config = EngineConfig::for_rules::<V>();
                 config.randomize = true;
@@ -80,7 +84,10 @@ impl<V: Rules> Opponent<V> {
     /// The move to play in `game`, with a one-line report; `None` if there is no legal move.
     pub fn choose(&mut self, game: &Game<V>) -> Option<(Move<V::Geometry>, String)> {
         match self {
-            Opponent::Random(rng) => game.legal_moves().choose(rng).map(|&mv| (mv, String::new())),
+            Opponent::Random(rng) => game
+                .legal_moves()
+                .choose(rng)
+                .map(|&mv| (mv, String::new())),
             Opponent::AlphaBeta(searcher, limits) => {
                 let result = searcher.search(game, limits, |_| {});
                 let info = &result.info;

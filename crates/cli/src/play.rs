@@ -67,7 +67,10 @@ impl VariantVisitor for Run<'_> {
                 } else {
                     format!(" ({report})")
                 };
-                println!("Opponent plays {}{report}", pdn::<V>(&position, &mv, &legal));
+                println!(
+                    "Opponent plays {}{report}",
+                    pdn::<V>(&position, &mv, &legal)
+                );
                 game.play(&mv);
                 continue;
             }
