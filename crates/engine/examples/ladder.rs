@@ -25,14 +25,21 @@ fn opening<V: Rules>(seed: u64) -> Game<V> {
     game
 }
 
-/// Plays one game; returns the score of the `strong` player (1, 0.5, 0).
+/// How a game ended for the deeper-searching player.
+enum GameResult {
+    Win,
+    Draw,
+    Loss,
+}
+
+/// Plays one game between depth `strong` (playing `strong_color`) and depth `weak`.
 fn play<V: Rules>(
     mut game: Game<V>,
     strong: u32,
     weak: u32,
     strong_color: Color,
     seed: u64,
-) -> f64 {
+) -> GameResult {
     let mut players = [strong, weak].map(|depth| {
         let mut config = EngineConfig::for_rules::<V>();
         config.tt_megabytes = 16;
@@ -43,9 +50,9 @@ fn play<V: Rules>(
     while game.ply() < MAX_PLIES {
         if let Some(outcome) = game.outcome() {
             return match outcome {
-                Outcome::Win { winner, .. } if winner == strong_color => Result::Win,
-                Outcome::Win { .. } => Result::Loss,
-                Outcome::Draw(_) => Result::Draw,
+                Outcome::Win { winner, .. } if winner == strong_color => GameResult::Win,
+                Outcome::Win { .. } => GameResult::Loss,
+                Outcome::Draw(_) => GameResult::Draw,
             };
         }
         let mover = if game.position().turn() == strong_color {
@@ -60,7 +67,7 @@ fn play<V: Rules>(
             .expect("a legal move");
         game.play(&best);
     }
-    Result::Draw
+    GameResult::Draw
 }
 
 struct Match(u32, u32);
@@ -73,9 +80,9 @@ impl VariantVisitor for Match {
             for strong_color in Color::ALL {
                 let game = opening::<V>(index + 1);
                 match play(game, self.0, self.1, strong_color, index) {
-                    Result::Win => wins += 1,
-                    Result::Loss => losses += 1,
-                    Result::Draw => draws += 1,
+                    GameResult::Win => wins += 1,
+                    GameResult::Loss => losses += 1,
+                    GameResult::Draw => draws += 1,
                 }
             }
         }
