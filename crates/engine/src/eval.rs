@@ -23,6 +23,11 @@ pub struct Weights {
     /// Once material is unequal, this much per missing piece is added for the stronger side, so
     /// that it trades down and a won ending is actually won.
     pub trade_down: i32,
+    /// Against a side left with kings only, per row or column the lone kings stand from the
+    /// centre (driven to the edge) ...
+    pub hunt_edge: i32,
+    /// ... and per step the hunting kings are closer to them.
+    pub hunt_near: i32,
 }
 
 impl Weights {
@@ -38,6 +43,8 @@ impl Weights {
             back_rank: 8,
             runaway: 12,
             trade_down: 6,
+            hunt_edge: 8,
+            hunt_near: 4,
         }
     }
 }
@@ -117,8 +124,46 @@ pub fn evaluate<V: Rules>(
     let pieces = (position.pieces(us).count() + position.pieces(!us).count()) as i32;
     let full = 2 * V::INITIAL_ROWS as i32 * V::Geometry::PER_ROW as i32;
     let lead = (ours - theirs).signum() * weights.trade_down * (full - pieces).max(0);
-    let total = score + lead;
+    let total = score + lead + hunt::<V>(position, us, weights) - hunt::<V>(position, !us, weights);
     if V::LOSING { -total } else { total }
+}
+
+/// The bonus of `hunter` for chasing an opponent left with at most two kings and no men, when
+/// `hunter` has more material and kings of its own: drive them to the edge, and come close.
+fn hunt<V: Rules>(position: &Position<V::Geometry>, hunter: Color, weights: &Weights) -> i32 {
+    let prey = !hunter;
+    let (hunters, prey_kings) = (position.kings(hunter), position.kings(prey));
+    let prey_count = position.pieces(prey).count();
+    if hunters.is_empty()
+        || prey_count > 2
+        || position.men(prey).count() > 0
+        || material::<V>(position, hunter, weights) <= material::<V>(position, prey, weights)
+    {
+        return 0;
+    }
+    let place = |bit: u32| {
+        let square = V::Geometry::square(bit);
+        (
+            V::Geometry::row(square) as i32,
+            V::Geometry::column(square) as i32,
+        )
+    };
+    let (height, width) = (V::Geometry::HEIGHT as i32, V::Geometry::WIDTH as i32);
+    let mut bonus = 0;
+    for target in prey_kings.iter() {
+        let (row, column) = place(target);
+        // Twice the distance from the centre lines, so both board parities count alike.
+        let edge = (2 * row - (height - 1))
+            .abs()
+            .max((2 * column - (width - 1)).abs());
+        bonus += weights.hunt_edge * edge / 2;
+        for king in hunters.iter() {
+            let (r, c) = place(king);
+            let distance = (r - row).abs().max((c - column).abs());
+            bonus -= weights.hunt_near * distance;
+        }
+    }
+    bonus
 }
 
 fn material<V: Rules>(position: &Position<V::Geometry>, color: Color, weights: &Weights) -> i32 {

@@ -143,3 +143,47 @@ proptest! {
         Variant::ALL[variant].visit(Legal { seed, plies });
     }
 }
+
+/// Plays a won ending engine against engine at depth 8 and returns the outcome.
+struct Ending<'a>(&'a str);
+
+impl VariantVisitor for Ending<'_> {
+    type Output = Option<damas_rules::Outcome>;
+    fn visit<V: Rules>(self) -> Self::Output {
+        let mut game = Game::<V>::from_position(parse_fen::<V>(self.0).unwrap());
+        let mut searcher = Searcher::<V>::new(EngineConfig::for_rules::<V>());
+        while game.outcome().is_none() && game.ply() < 200 {
+            let best = searcher
+                .search(&game, &Limits::depth(8), |_| {})
+                .best
+                .unwrap();
+            game.play(&best);
+        }
+        game.outcome()
+    }
+}
+
+#[test]
+fn won_king_endings_are_won() {
+    // The stronger side (White) must actually win these before any draw rule ends the game.
+    for (variant, fen) in [
+        ("international", "W:WK1,K2,K3,K4:BK33"),
+        ("international", "W:WK1,K2,K3,47:BK33"),
+        ("english", "W:WK1,K2,K3:BK18"),
+        ("italian", "W:WK1,K2,K3:BK18"),
+        ("russian", "W:WKc1,Ke1,Kg1,Kh2:BKb8"),
+    ] {
+        let outcome = Variant::from_str(variant).unwrap().visit(Ending(fen));
+        eprintln!("{variant} {fen}: {outcome:?}");
+        assert!(
+            matches!(
+                outcome,
+                Some(damas_rules::Outcome::Win {
+                    winner: damas_rules::Color::White,
+                    ..
+                })
+            ),
+            "{variant} {fen}: {outcome:?}"
+        );
+    }
+}
