@@ -123,6 +123,8 @@ pub struct Searcher<V: Rules> {
     history: Vec<i32>,
     killers: [[Option<(u8, u8)>; 2]; MAX_PLY],
     pv: Vec<Vec<Move<V::Geometry>>>,
+    /// Per ply, a reused buffer of (ordering key, move index).
+    orders: Vec<Vec<(i32, usize)>>,
     path: Vec<u64>,
     stop: Arc<AtomicBool>,
     nodes: u64,
@@ -141,6 +143,7 @@ impl<V: Rules> Searcher<V> {
             history: vec![0; 128 * 128],
             killers: [[None; 2]; MAX_PLY],
             pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
+            orders: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             path: Vec::with_capacity(512),
             stop: Arc::new(AtomicBool::new(false)),
             nodes: 0,
@@ -329,7 +332,8 @@ impl<V: Rules> Searcher<V> {
             }
         }
         let tt_best = entry.map_or(u16::MAX, |e| e.best);
-        let mut order = self.order(&list, tt_best, ply);
+        let mut order = std::mem::take(&mut self.orders[ply]);
+        self.order(&list, tt_best, ply, &mut order);
 
         let original_alpha = alpha;
         let mut best_score = -MATE;
@@ -382,6 +386,7 @@ impl<V: Rules> Searcher<V> {
             };
             if self.aborted {
                 self.path.pop();
+                self.orders[ply] = order;
                 return 0;
             }
             if score > best_score {
@@ -403,6 +408,7 @@ impl<V: Rules> Searcher<V> {
             }
         }
         self.path.pop();
+        self.orders[ply] = order;
         let bound = if best_score >= beta {
             Bound::Lower
         } else if best_score > original_alpha {
@@ -421,30 +427,33 @@ impl<V: Rules> Searcher<V> {
     }
 
     /// Ordering scores for the moves of a node: table move, captures, killers, history.
-    fn order(&self, list: &MoveList<V::Geometry>, tt_best: u16, ply: usize) -> Vec<(i32, usize)> {
+    fn order(
+        &self,
+        list: &MoveList<V::Geometry>,
+        tt_best: u16,
+        ply: usize,
+        order: &mut Vec<(i32, usize)>,
+    ) {
         let randomised_root = ply == 0 && self.config.randomize;
-        list.iter()
-            .enumerate()
-            .map(|(index, mv)| {
-                let key = (mv.from_bit() as u8, mv.to_bit() as u8);
-                let mut score = if index as u16 == tt_best {
-                    1 << 24
-                } else if mv.is_capture() {
-                    1 << 20
-                } else if self.killers[ply][0] == Some(key) {
-                    1 << 19
-                } else if self.killers[ply][1] == Some(key) {
-                    1 << 18
-                } else {
-                    self.history[mv.from_bit() as usize * 128 + mv.to_bit() as usize]
-                        .min((1 << 18) - 1)
-                };
-                if randomised_root {
-                    score = self.noise(mv);
-                }
-                (score, index)
-            })
-            .collect()
+        order.clear();
+        order.extend(list.iter().enumerate().map(|(index, mv)| {
+            let key = (mv.from_bit() as u8, mv.to_bit() as u8);
+            let mut score = if index as u16 == tt_best {
+                1 << 24
+            } else if mv.is_capture() {
+                1 << 20
+            } else if self.killers[ply][0] == Some(key) {
+                1 << 19
+            } else if self.killers[ply][1] == Some(key) {
+                1 << 18
+            } else {
+                self.history[mv.from_bit() as usize * 128 + mv.to_bit() as usize].min((1 << 18) - 1)
+            };
+            if randomised_root {
+                score = self.noise(mv);
+            }
+            (score, index)
+        }));
     }
 
     /// A seeded pseudo-random ordering key for a root move.
