@@ -128,14 +128,16 @@ impl<G: Geometry> Position<G> {
     pub fn play(&mut self, mv: &Move<G>) {
         let from = G::Bits::single(mv.from_bit());
         let to = G::Bits::single(mv.to_bit());
+        // Captures first: where pieces leave the board as they are taken (Turkish), a capturing
+        // piece may end on a square it emptied earlier in the same move.
+        let captured = mv.captured_bits();
+        *self.pieces.get_mut(!self.turn) &= !captured;
+        self.kings &= !captured;
         let own = self.pieces.get_mut(self.turn);
         *own = (*own & !from) | to;
         if !(self.kings & from).is_empty() || mv.promotes() {
             self.kings = (self.kings & !from) | to;
         }
-        let captured = mv.captured_bits();
-        *self.pieces.get_mut(!self.turn) &= !captured;
-        self.kings &= !captured;
         self.turn = !self.turn;
     }
 
