@@ -54,6 +54,10 @@ impl Weights {
 pub struct Tables<G: Geometry> {
     /// Rows advanced from its own back row, per bit index and colour.
     advance: [[u8; 128]; 2],
+    /// Per colour, the squares `k` rows from its own back row, for k = 0.. (one mask per row).
+    rows_advanced: [Vec<G::Bits>; 2],
+    /// Per colour, the squares in the half of the board nearer its promotion row.
+    forward_half: [G::Bits; 2],
     /// Squares in the middle half of the board (rows and columns).
     centre: G::Bits,
     /// Each side's back row.
@@ -92,8 +96,25 @@ impl<G: Geometry> Tables<G> {
                 }
             }
         }
+        let mut rows_advanced = [
+            vec![G::Bits::EMPTY; height as usize],
+            vec![G::Bits::EMPTY; height as usize],
+        ];
+        let mut forward_half = [G::Bits::EMPTY; 2];
+        for square in 0..G::SQUARES {
+            let bit = G::bit(square);
+            for side in 0..2 {
+                let advanced = advance[side][bit as usize] as usize;
+                rows_advanced[side][advanced] |= G::Bits::single(bit);
+                if advanced >= height as usize / 2 {
+                    forward_half[side] |= G::Bits::single(bit);
+                }
+            }
+        }
         Tables {
             advance,
+            rows_advanced,
+            forward_half,
             centre,
             back: [G::BOTTOM_ROW, G::TOP_ROW],
             cone,
@@ -186,11 +207,17 @@ fn side_score<V: Rules>(
     let mut score = material::<V>(position, color, weights);
     let blockers = position.occupied();
     let opponent_kings = position.kings(!color);
-    for bit in men.iter() {
-        let advanced = tables.advance[side][bit as usize] as i32;
-        score += weights.advance * advanced;
-        if (tables.cone[bit as usize][side] & blockers).is_empty() && opponent_kings.is_empty() {
-            score += weights.runaway * (advanced + 1);
+    for (rows, &mask) in tables.rows_advanced[side].iter().enumerate() {
+        score += weights.advance * rows as i32 * (men & mask).count() as i32;
+    }
+    // Only men in the forward half can have a free path worth counting, and only while the
+    // opponent has no king to stop them.
+    if opponent_kings.is_empty() {
+        for bit in (men & tables.forward_half[side]).iter() {
+            if (tables.cone[bit as usize][side] & blockers).is_empty() {
+                let advanced = tables.advance[side][bit as usize] as i32;
+                score += weights.runaway * (advanced + 1);
+            }
         }
     }
     score += weights.centre * (men & tables.centre).count() as i32;

@@ -3,7 +3,7 @@
 
 use crate::eval::{Tables, Weights, evaluate};
 use crate::tt::{Bound, Table};
-use damas_rules::{Bits, Game, Geometry, Move, MoveList, Position, Rules, legal_moves};
+use damas_rules::{Bits, Game, Geometry, Move, MoveList, Position, Rules, legal_moves, movegen};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -304,14 +304,23 @@ impl<V: Rules> Searcher<V> {
                 return 0;
             }
         }
+        // Captures first: past the horizon only a position without one is quiet enough to
+        // evaluate, and there the quiet moves need only be counted (none: the game is over).
         let mut list = MoveList::new();
-        legal_moves::<V>(position, &mut list);
+        movegen::captures::<V>(position, &mut list);
         if list.is_empty() {
-            let won = MATE - ply as i32;
-            return if V::LOSING { won } else { -won };
-        }
-        let forced = list[0].is_capture();
-        if (depth <= 0 && !forced) || ply >= MAX_PLY - 1 {
+            let horizon = depth <= 0 || ply >= MAX_PLY - 1;
+            if horizon && movegen::count_quiet_moves::<V>(position) > 0 {
+                return evaluate::<V>(position, &self.config.weights, &self.tables);
+            }
+            if !horizon {
+                movegen::quiet_moves::<V>(position, &mut list);
+            }
+            if list.is_empty() {
+                let won = MATE - ply as i32;
+                return if V::LOSING { won } else { -won };
+            }
+        } else if ply >= MAX_PLY - 1 {
             return evaluate::<V>(position, &self.config.weights, &self.tables);
         }
         let pv_node = beta - alpha > 1;
