@@ -154,7 +154,7 @@ impl VariantVisitor for Ending<'_> {
         let mut searcher = Searcher::<V>::new(EngineConfig::for_rules::<V>());
         while game.outcome().is_none() && game.ply() < 200 {
             let best = searcher
-                .search(&game, &Limits::depth(8), |_| {})
+                .search(&game, &Limits::depth(self.1), |_| {})
                 .best
                 .unwrap();
             game.play(&best);
