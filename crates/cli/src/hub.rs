@@ -305,12 +305,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 println!("ready");
             }
             "ping" => println!("pong"),
-            "stop" => {
+            // The engine does not ponder on the opponent's time: on a ponder hit it answers at
+            // once with the best move found so far, as on stop.
+            "stop" | "ponder-hit" => {
                 if let Some((_, stop)) = &search {
                     stop.store(true, Ordering::Relaxed);
                 }
             }
-            "ponder-hit" => {}
             "quit" => break,
             command @ ("new-game" | "pos" | "level" | "go") => {
                 let Some(active) = session.as_mut() else {
