@@ -4,6 +4,7 @@ mod common;
 mod rules {
     pub mod bad_input;
     pub mod more_variants;
+    pub mod pdn;
     pub mod perft;
     pub mod positions;
     pub mod properties;
