@@ -3,7 +3,7 @@
 
 use crate::eval::{Tables, Weights, evaluate};
 use crate::tt::{Bound, Table};
-use damas_rules::{Bits, Game, Geometry, Move, MoveList, Position, Rules, legal_moves, movegen};
+use damas_rules::{Bits, Game, Geometry, Move, MoveList, Position, Rules, movegen};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -123,6 +123,8 @@ pub struct Searcher<V: Rules> {
     history: Vec<i32>,
     killers: [[Option<(u8, u8)>; 2]; MAX_PLY],
     pv: Vec<Vec<Move<V::Geometry>>>,
+    /// The legal moves at the root, as the game (with its history) allows them.
+    root_moves: MoveList<V::Geometry>,
     /// Per ply, a reused buffer of (ordering key, move index).
     orders: Vec<Vec<(i32, usize)>>,
     path: Vec<u64>,
@@ -143,6 +145,7 @@ impl<V: Rules> Searcher<V> {
             history: vec![0; 128 * 128],
             killers: [[None; 2]; MAX_PLY],
             pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
+            root_moves: MoveList::new(),
             orders: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             path: Vec::with_capacity(512),
             stop: Arc::new(AtomicBool::new(false)),
@@ -191,8 +194,8 @@ impl<V: Rules> Searcher<V> {
             .extend_from_slice(&history[..history.len().saturating_sub(1)]);
 
         let position = *game.position();
-        let mut legal = MoveList::new();
-        legal_moves::<V>(&position, &mut legal);
+        self.root_moves = game.legal_moves();
+        let legal = self.root_moves.clone();
         let mut result = SearchResult {
             best: legal.first().copied(),
             ponder: None,
@@ -307,7 +310,17 @@ impl<V: Rules> Searcher<V> {
         // Captures first: past the horizon only a position without one is quiet enough to
         // evaluate, and there the quiet moves need only be counted (none: the game is over).
         let mut list = MoveList::new();
-        movegen::captures::<V>(position, &mut list);
+        if ply == 0 {
+            // The game's own list: history-dependent rules (Frisian's same-king limit) apply at
+            // the root; deeper in the tree the position's moves are searched.
+            list.clone_from(&self.root_moves);
+            if list.is_empty() {
+                let won = MATE;
+                return if V::LOSING { won } else { -won };
+            }
+        } else {
+            movegen::captures::<V>(position, &mut list);
+        }
         if list.is_empty() {
             let horizon = depth <= 0 || ply >= MAX_PLY - 1;
             if horizon && movegen::count_quiet_moves::<V>(position) > 0 {

@@ -191,3 +191,24 @@ fn won_king_endings_are_won() {
         );
     }
 }
+
+#[test]
+fn respects_the_frisian_same_king_limit_at_the_root() {
+    use damas_rules::variants::Frisian;
+    // After three moves in a row with the king on 41, only the man may move (see the rules tests).
+    let mut game = Game::<Frisian>::from_position(parse_fen::<Frisian>("W:WK46,36:B1,15").unwrap());
+    for text in ["46-41", "15-20", "41-46", "20-25", "46-41", "25-30"] {
+        let mv = damas_rules::parse_move::<Frisian>(game.position(), text).unwrap();
+        game.play(&mv);
+    }
+    let mut searcher = Searcher::<Frisian>::new(EngineConfig::for_rules::<Frisian>());
+    let best = searcher
+        .search(&game, &Limits::depth(6), |_| {})
+        .best
+        .unwrap();
+    assert!(game.legal_moves().contains(&best));
+    assert_eq!(
+        damas_rules::notation::square_number::<Frisian>(best.from()),
+        36
+    );
+}
