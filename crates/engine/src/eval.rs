@@ -135,31 +135,34 @@ pub fn evaluate<V: Rules>(
     tables: &Tables<V::Geometry>,
 ) -> i32 {
     let us = position.turn();
-    let score = side_score::<V>(position, us, weights, tables)
-        - side_score::<V>(position, !us, weights, tables);
     let (ours, theirs) = (
         material::<V>(position, us, weights),
         material::<V>(position, !us, weights),
     );
+    let placement = placement_score::<V>(position, us, weights, tables)
+        - placement_score::<V>(position, !us, weights, tables);
     // Trading down when ahead: the fewer pieces left, the more the lead is worth.
     let pieces = (position.pieces(us).count() + position.pieces(!us).count()) as i32;
     let full = 2 * V::INITIAL_ROWS as i32 * V::Geometry::PER_ROW as i32;
     let lead = (ours - theirs).signum() * weights.trade_down * (full - pieces).max(0);
-    let total = score + lead + hunt::<V>(position, us, weights) - hunt::<V>(position, !us, weights);
+    let hunting = if ours > theirs {
+        hunt::<V>(position, us, weights)
+    } else if theirs > ours {
+        -hunt::<V>(position, !us, weights)
+    } else {
+        0
+    };
+    let total = ours - theirs + placement + lead + hunting;
     if V::LOSING { -total } else { total }
 }
 
-/// The bonus of `hunter` for chasing an opponent left with at most two kings and no men, when
-/// `hunter` has more material and kings of its own: drive them to the edge, and come close.
+/// The bonus of `hunter`, which has more material, for chasing an opponent left with at most two
+/// kings and no men with kings of its own: drive them to the edge, and come close.
 fn hunt<V: Rules>(position: &Position<V::Geometry>, hunter: Color, weights: &Weights) -> i32 {
     let prey = !hunter;
     let (hunters, prey_kings) = (position.kings(hunter), position.kings(prey));
     let prey_count = position.pieces(prey).count();
-    if hunters.is_empty()
-        || prey_count > 2
-        || position.men(prey).count() > 0
-        || material::<V>(position, hunter, weights) <= material::<V>(position, prey, weights)
-    {
+    if hunters.is_empty() || prey_count > 2 || position.men(prey).count() > 0 {
         return 0;
     }
     let place = |bit: u32| {
@@ -196,7 +199,8 @@ fn material<V: Rules>(position: &Position<V::Geometry>, color: Color, weights: &
     position.men(color).count() as i32 * weights.man + position.kings(color).count() as i32 * king
 }
 
-fn side_score<V: Rules>(
+/// Everything but material: advancement, runaways, centre, back rank.
+fn placement_score<V: Rules>(
     position: &Position<V::Geometry>,
     color: Color,
     weights: &Weights,
@@ -204,7 +208,7 @@ fn side_score<V: Rules>(
 ) -> i32 {
     let men = position.men(color);
     let side = color.index();
-    let mut score = material::<V>(position, color, weights);
+    let mut score = 0;
     let blockers = position.occupied();
     let opponent_kings = position.kings(!color);
     for (rows, &mask) in tables.rows_advanced[side].iter().enumerate() {
