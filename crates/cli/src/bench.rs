@@ -43,24 +43,6 @@ const FAMILIES: &[Variant] = &[
     Variant::Canadian,
 ];
 
-/// A middle-game position: `plies` moves from the start chosen by a fixed generator.
-fn middle_game<V: Rules>(seed: u64, plies: u32) -> Game<V> {
-    let mut game = Game::<V>::new();
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    for _ in 0..plies {
-        if game.outcome().is_some() {
-            break;
-        }
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let legal = game.legal_moves();
-        let mv = legal[(state % legal.len() as u64) as usize];
-        game.play(&mv);
-    }
-    game
-}
-
 struct Run<'a>(&'a EngineArgs);
 
 impl VariantVisitor for Run<'_> {
@@ -77,7 +59,8 @@ impl VariantVisitor for Run<'_> {
         let (mut nodes, mut time) = (0, Duration::ZERO);
         for index in 0..self.0.positions {
             // Middle games: 16 to 26 plies in, never a finished game.
-            let game = middle_game::<V>(index as u64 + 1, 16 + 2 * index % 12);
+            let mut game = Game::<V>::new();
+            game.play_random(index as u64 + 1, 16 + 2 * index % 12);
             if game.outcome().is_some() {
                 continue;
             }

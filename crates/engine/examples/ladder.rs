@@ -9,22 +9,6 @@ use std::str::FromStr;
 /// Games longer than this many plies are adjudicated drawn.
 const MAX_PLIES: u32 = 300;
 
-fn opening<V: Rules>(seed: u64) -> Game<V> {
-    let mut game = Game::<V>::new();
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    for _ in 0..4 {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let legal = game.legal_moves();
-        if legal.is_empty() {
-            break;
-        }
-        game.play(&legal[(state % legal.len() as u64) as usize]);
-    }
-    game
-}
-
 /// How a game ended for the deeper-searching player.
 enum GameResult {
     Win,
@@ -78,7 +62,8 @@ impl VariantVisitor for Match {
         let (mut wins, mut draws, mut losses) = (0, 0, 0);
         for index in 0..50u64 {
             for strong_color in Color::ALL {
-                let game = opening::<V>(index + 1);
+                let mut game = Game::<V>::new();
+                game.play_random(index + 1, 4);
                 match play(game, self.0, self.1, strong_color, index) {
                     GameResult::Win => wins += 1,
                     GameResult::Loss => losses += 1,

@@ -108,18 +108,7 @@ impl VariantVisitor for Legal {
     type Output = ();
     fn visit<V: Rules>(self) {
         let mut game = Game::<V>::new();
-        let mut state = self.seed | 1;
-        for _ in 0..self.plies {
-            if game.outcome().is_some() {
-                break;
-            }
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let legal = game.legal_moves();
-            let mv = legal[(state % legal.len() as u64) as usize];
-            game.play(&mv);
-        }
+        game.play_random(self.seed, self.plies);
         let mut config = EngineConfig::for_rules::<V>();
         config.tt_megabytes = 1;
         let mut searcher = Searcher::<V>::new(config);

@@ -190,6 +190,24 @@ impl<V: Rules> Game<V> {
         self.reversible.iter().filter(|&&h| h == self.hash).count() as u32
     }
 
+    /// Plays up to `plies` pseudo-random legal moves, stopping early if the game ends. The same
+    /// seed always gives the same moves: a fixed way to reach varied openings and middle games
+    /// for benchmarks, tests and matches.
+    pub fn play_random(&mut self, seed: u64, plies: u32) {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        for _ in 0..plies {
+            if self.outcome().is_some() {
+                break;
+            }
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let legal = self.legal_moves();
+            let mv = legal[(state % legal.len() as u64) as usize];
+            self.play(&mv);
+        }
+    }
+
     /// The legal moves in the current position, history-dependent rules included (the limit on
     /// moving the same king again and again).
     pub fn legal_moves(&self) -> MoveList<V::Geometry> {
