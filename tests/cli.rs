@@ -434,3 +434,80 @@ fn dxp_refuses_a_bad_gamereq_and_stays_up() {
     listener.kill().unwrap();
     let _ = listener.wait();
 }
+
+#[test]
+fn selfplay_with_a_tiny_network_writes_shards_and_games() {
+    let dir = std::env::temp_dir().join(format!("damas-cli-selfplay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let model = dir.join("model");
+    let model = model.to_str().unwrap();
+    let out = damas(
+        &[
+            "model",
+            "init",
+            "--variant",
+            "russian",
+            "--blocks",
+            "1",
+            "--channels",
+            "8",
+            "--out",
+            model,
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let config = dir.join("selfplay.toml");
+    std::fs::write(
+        &config,
+        "games_per_shard = 2\nfast_simulations = 4\nfull_search_fraction = 0.5\n[search]\nsimulations = 12\n",
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    let args = [
+        "selfplay",
+        "--variant",
+        "russian",
+        "--model",
+        model,
+        "--games",
+        "3",
+        "--quiet",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--config",
+        config.to_str().unwrap(),
+    ];
+    let out = damas(&args, "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("3 games"), "{}", stdout(&out));
+    let mut shards: Vec<_> = std::fs::read_dir(out_dir.join("shards"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    shards.sort();
+    assert_eq!(shards, ["selfplay-000000.shard", "selfplay-000001.shard"]);
+    let pdn = std::fs::read_to_string(out_dir.join("games/selfplay-000000.pdn")).unwrap();
+    assert_eq!(pdn.matches("[GameType \"25\"]").count(), 2, "{pdn}");
+
+    // A second run numbers its files after the first one's.
+    let out = damas(&args, "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out_dir.join("shards/selfplay-000003.shard").exists());
+
+    // Bad input: a checkpoint for another variant, a config with a typo.
+    let mut wrong = args.to_vec();
+    wrong[2] = "english";
+    let out = damas(&wrong, "");
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("checkpoint is for variant `russian`"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(&config, "[search]\nsimulatoins = 12\n").unwrap();
+    let out = damas(&args, "");
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("simulatoins"), "{}", stderr(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}

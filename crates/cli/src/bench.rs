@@ -16,6 +16,8 @@ pub struct Args {
 enum What {
     /// Nodes per second of the alpha-beta search.
     Engine(EngineArgs),
+    /// Network evaluations per second, GFLOP/s against peak, self-play speed.
+    Selfplay(crate::bench_selfplay::Args),
 }
 
 #[derive(clap::Args)]
@@ -74,8 +76,12 @@ impl VariantVisitor for Run<'_> {
     }
 }
 
+/// Runs `damas bench`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let What::Engine(args) = args.what;
+    let args = match args.what {
+        What::Engine(args) => args,
+        What::Selfplay(args) => return crate::bench_selfplay::run(args),
+    };
     let variants: Vec<Variant> = match args.variant {
         Some(v) => vec![v],
         None => FAMILIES.to_vec(),

@@ -6,7 +6,7 @@ use crate::opponent::{Opponent, OpponentSpec};
 use anyhow::{Context, bail};
 use damas_rules::notation::square_number;
 use damas_rules::{
-    Color, Game, Geometry, Move, Outcome, Rules, Variant, VariantVisitor, WinReason, parse_hub,
+    Color, Game, Geometry, Move, Outcome, Rules, Variant, VariantVisitor, parse_hub,
 };
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
@@ -243,10 +243,7 @@ fn play_game<V: Rules>(
 fn reason_code(outcome: Outcome, us: Color) -> char {
     match outcome {
         Outcome::Draw(_) => '2',
-        Outcome::Win {
-            winner,
-            reason: WinReason::OpponentCannotMove | WinReason::CannotMove,
-        } => {
+        Outcome::Win { winner, .. } => {
             if winner == us {
                 '3'
             } else {

@@ -1,13 +1,16 @@
 //! `damas`: the Damas Zero command line. One module per subcommand.
 
 mod bench;
+mod bench_selfplay;
 mod board;
 mod dxp;
 mod hub;
+mod model;
 mod moves;
 mod opponent;
 mod perft;
 mod play;
+mod selfplay;
 mod variants;
 
 use clap::{Parser, Subcommand};
@@ -36,8 +39,12 @@ enum Command {
     Hub(hub::Args),
     /// Play 10x10 engine matches over DXP (TCP).
     Dxp(dxp::Args),
-    /// Measure speed (`damas bench engine`).
+    /// Measure speed (`damas bench engine|selfplay`).
     Bench(bench::Args),
+    /// Generate self-play training games (shards and PDN).
+    Selfplay(selfplay::Args),
+    /// Create networks (`damas model init`).
+    Model(model::Args),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +57,8 @@ fn main() -> ExitCode {
         Command::Hub(args) => hub::run(args),
         Command::Dxp(args) => dxp::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Selfplay(args) => selfplay::run(args),
+        Command::Model(args) => model::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -82,6 +91,6 @@ impl PositionArgs {
 }
 
 /// Parses a `--variant` value.
-fn parse_variant(s: &str) -> Result<Variant, String> {
+pub(crate) fn parse_variant(s: &str) -> Result<Variant, String> {
     s.parse::<Variant>().map_err(|e| e.to_string())
 }

@@ -19,6 +19,8 @@ pub enum DrawReason {
     KingMoves(u32),
     /// An ending drawn by a move limit (this many moves each).
     Endgame(u32),
+    /// Declared drawn from outside the rules (a game-length cap, an arbiter, agreed scores).
+    Adjudication,
 }
 
 /// Why a game was won.
@@ -28,6 +30,12 @@ pub enum WinReason {
     OpponentCannotMove,
     /// Losing draughts: the winner had no legal move left.
     CannotMove,
+    /// The loser resigned.
+    Resignation,
+    /// Declared won from outside the rules (agreed scores, an arbiter).
+    Adjudication,
+    /// The loser broke the rules of the match: an illegal or malformed move, a crash, a timeout.
+    Forfeit,
 }
 
 /// How a game ended.
@@ -101,6 +109,19 @@ impl fmt::Display for Outcome {
             Outcome::Draw(DrawReason::Endgame(n)) => {
                 write!(f, "draw: ending not won within {n} moves")
             }
+            Outcome::Win {
+                winner,
+                reason: WinReason::Resignation,
+            } => write!(f, "{winner} wins: {} resigned", !*winner),
+            Outcome::Win {
+                winner,
+                reason: WinReason::Adjudication,
+            } => write!(f, "{winner} wins by adjudication"),
+            Outcome::Win {
+                winner,
+                reason: WinReason::Forfeit,
+            } => write!(f, "{winner} wins: {} forfeited", !*winner),
+            Outcome::Draw(DrawReason::Adjudication) => write!(f, "draw by adjudication"),
         }
     }
 }

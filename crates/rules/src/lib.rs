@@ -32,7 +32,7 @@ pub use geometry::{Board8, Board10, Board12, Direction, Geometry, Orthogonal8};
 pub use movegen::legal_moves;
 pub use moves::{MAX_MOVES, Move, MoveList};
 pub use notation::{ParseMoveError, ParseSquareError, parse_move};
-pub use pdn::{ParsePdnError, PdnGame, read_games, write_game};
+pub use pdn::{ParsePdnError, PdnGame, read_games, write_game, write_game_with_outcome};
 pub use perft::{Duplicates, divide, perft};
 pub use position::{Piece, Position};
 pub use variant::{Precedence, Rules, SquareNotation, Variant, VariantVisitor};

@@ -44,9 +44,17 @@ pub struct ParsePdnError {
 /// not start from the variant's start, the moves (short PDN, full path where ambiguous) and the
 /// result (`*` while the game is not over).
 pub fn write_game<V: Rules>(game: &Game<V>, tags: &[(&str, &str)]) -> String {
-    let result = game
-        .outcome()
-        .map_or("*", |outcome: Outcome| outcome.pdn_result::<V::Geometry>());
+    write_game_with_outcome(game, tags, game.outcome())
+}
+
+/// Writes `game` as [`write_game`] does, with the result of `outcome` (a resignation or an
+/// adjudication the rules do not know about), `*` for none.
+pub fn write_game_with_outcome<V: Rules>(
+    game: &Game<V>,
+    tags: &[(&str, &str)],
+    outcome: Option<Outcome>,
+) -> String {
+    let result = outcome.map_or("*", |outcome: Outcome| outcome.pdn_result::<V::Geometry>());
     let mut text = String::new();
     for (name, value) in tags {
         let _ = writeln!(text, "[{name} \"{}\"]", value.replace('"', "'"));

@@ -1,0 +1,474 @@
+//! One game's search: PUCT selection with first-play urgency and virtual loss, Dirichlet noise at
+//! the root, optional Gumbel sequential halving at the root, and tree reuse between moves.
+//!
+//! A search does not call the evaluator itself. [`Search::gather`] walks the tree to new leaves
+//! and keeps them; the caller evaluates the leaves of many searches in one batch and hands each
+//! search its answers with [`Search::deliver`]. [`Search::run`] does both for a lone search.
+
+use crate::evaluator::{Evaluation, Evaluator, Leaf};
+use crate::gumbel::Gumbel;
+use crate::tree::{NodeId, NodeState, Tree};
+use damas_rules::{Game, Move, Outcome, Rules};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rand_distr::{Distribution, Gamma};
+use serde::{Deserialize, Serialize};
+
+/// How a search spends its simulations. Every field has a default; a config file names only
+/// what it changes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchConfig {
+    /// Simulations (leaf evaluations or terminal visits) per move.
+    pub simulations: u32,
+    /// Exploration constant of PUCT: how much the prior counts against the value.
+    pub c_puct: f32,
+    /// First-play urgency: an untried move is valued at the parent's value minus this times the
+    /// square root of the prior mass already tried (Lc0's reduction).
+    pub fpu_reduction: f32,
+    /// Concentration of the Dirichlet noise mixed into the root priors when noise is on.
+    pub dirichlet_alpha: f32,
+    /// Weight of that noise.
+    pub dirichlet_epsilon: f32,
+    /// Gumbel root search with sequential halving instead of PUCT at the root.
+    pub gumbel: bool,
+    /// Moves the Gumbel root search considers at the start (it halves them each phase).
+    pub gumbel_candidates: u32,
+    /// `c_visit` of the Gumbel paper's value transform sigma.
+    pub gumbel_c_visit: f32,
+    /// `c_scale` of the Gumbel paper's value transform sigma.
+    pub gumbel_c_scale: f32,
+    /// Most leaves one tree sends to a single batch (the rest of the batch comes from other
+    /// games); more leaves per tree means more virtual loss and a less exact search.
+    pub leaves_per_batch: u32,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            simulations: 200,
+            c_puct: 1.5,
+            fpu_reduction: 0.25,
+            dirichlet_alpha: 0.3,
+            dirichlet_epsilon: 0.25,
+            gumbel: false,
+            gumbel_candidates: 16,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 1.0,
+            leaves_per_batch: 4,
+        }
+    }
+}
+
+/// A leaf sent to the evaluator and not answered yet.
+#[derive(Clone, Debug)]
+struct PendingLeaf<V: Rules> {
+    path: Vec<NodeId>,
+    game: Game<V>,
+    moves: Vec<Move<V::Geometry>>,
+}
+
+/// What a finished search found at the root.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchReport<V: Rules> {
+    /// The root's legal moves.
+    pub moves: Vec<Move<V::Geometry>>,
+    /// Completed visits of each move.
+    pub visits: Vec<u32>,
+    /// The training target over the moves: visit shares (PUCT) or the Gumbel improved policy.
+    pub policy: Vec<f32>,
+    /// The search's value of the root for the side to move, in [-1, 1].
+    pub value: f32,
+    /// Simulations completed.
+    pub simulations: u32,
+}
+
+/// The search of one game's current position.
+pub struct Search<V: Rules> {
+    config: SearchConfig,
+    game: Game<V>,
+    tree: Tree<V::Geometry>,
+    pending: Vec<PendingLeaf<V>>,
+    budget: u32,
+    started: u32,
+    noise: bool,
+    /// The evaluator's own value of the root, for the Gumbel value completion.
+    root_eval: Option<f32>,
+    gumbel: Option<Gumbel>,
+    rng: StdRng,
+}
+
+/// The value of a finished game for the side to move.
+fn outcome_value(outcome: Outcome, side_to_move: damas_rules::Color) -> f32 {
+    match outcome {
+        Outcome::Win { winner, .. } if winner == side_to_move => 1.0,
+        Outcome::Win { .. } => -1.0,
+        Outcome::Draw(_) => 0.0,
+    }
+}
+
+impl<V: Rules> Search<V> {
+    /// A search of `game`'s current position; `seed` fixes its noise.
+    pub fn new(game: Game<V>, config: SearchConfig, seed: u64) -> Self {
+        Search {
+            config,
+            game,
+            tree: Tree::default(),
+            pending: Vec::new(),
+            budget: 0,
+            started: 0,
+            noise: false,
+            root_eval: None,
+            gumbel: None,
+            rng: StdRng::seed_from_u64(seed),
+        }
+    }
+
+    /// The game at the root.
+    pub fn game(&self) -> &Game<V> {
+        &self.game
+    }
+
+    /// The tree (for inspection and memory accounting).
+    pub fn tree(&self) -> &Tree<V::Geometry> {
+        &self.tree
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// Starts searching the root with `simulations` simulations; `noise` adds Dirichlet noise
+    /// to the root priors (PUCT) or Gumbel noise to the root sampling (Gumbel), for self-play.
+    /// A root with a single legal move, or none, needs no search: the search is finished at once.
+    pub fn start(&mut self, simulations: u32, noise: bool) {
+        self.budget = simulations;
+        self.started = 0;
+        self.noise = noise;
+        self.gumbel = None;
+        self.pending.clear();
+        let root = self.tree.node(Tree::<V::Geometry>::ROOT).state;
+        if root == NodeState::Unexpanded {
+            if let Some(outcome) = self.game.outcome() {
+                let value = outcome_value(outcome, self.game.position().turn());
+                self.tree.node_mut(Tree::<V::Geometry>::ROOT).state = NodeState::Terminal(value);
+            } else {
+                let moves = self.game.legal_moves();
+                if moves.len() == 1 {
+                    self.tree.expand(Tree::<V::Geometry>::ROOT, &moves, &[1.0]);
+                }
+            }
+        }
+        if self.tree.node(Tree::<V::Geometry>::ROOT).state == NodeState::Expanded {
+            self.root_eval = Some(-self.tree.node(Tree::<V::Geometry>::ROOT).mean());
+            self.prepare_root();
+        }
+    }
+
+    /// Whether the search has used its simulations (or needs none) and has nothing pending.
+    pub fn is_finished(&self) -> bool {
+        self.pending.is_empty() && self.exhausted()
+    }
+
+    /// Whether no further simulation may start (pending ones aside).
+    fn exhausted(&self) -> bool {
+        let root = self.tree.node(Tree::<V::Geometry>::ROOT);
+        match root.state {
+            NodeState::Terminal(_) => true,
+            NodeState::Expanded if root.edge_count <= 1 => true,
+            _ => self.started >= self.budget || self.gumbel.as_ref().is_some_and(Gumbel::finished),
+        }
+    }
+
+    /// Walks the tree to at most `leaves_per_batch` new leaves, keeping them for
+    /// [`Search::leaves`]. Finished games met on the way are backed up at once.
+    pub fn gather(&mut self) {
+        debug_assert!(self.pending.is_empty(), "deliver the last batch first");
+        if let Some(gumbel) = &mut self.gumbel
+            && gumbel.phase_done()
+        {
+            gumbel.next_phase(
+                &self.tree,
+                &self.config,
+                self.budget,
+                self.budget - self.started,
+            );
+        }
+        for _ in 0..self.config.leaves_per_batch {
+            if self.exhausted() {
+                break;
+            }
+            let forced = match &mut self.gumbel {
+                Some(gumbel) => match gumbel.next_action() {
+                    Some(action) => Some(action),
+                    None => break,
+                },
+                None => None,
+            };
+            if !self.descend(forced) {
+                if let (Some(gumbel), Some(action)) = (&mut self.gumbel, forced) {
+                    gumbel.put_back(action);
+                }
+                break;
+            }
+        }
+    }
+
+    /// One simulation from the root: returns false on a collision with a pending leaf.
+    fn descend(&mut self, mut forced: Option<usize>) -> bool {
+        let mut path = vec![Tree::<V::Geometry>::ROOT];
+        let mut game = self.game.clone();
+        loop {
+            let id = *path.last().expect("the path starts at the root");
+            match self.tree.node(id).state {
+                NodeState::Pending => return false,
+                NodeState::Terminal(value) => {
+                    self.tree.back_up(&path, value, false);
+                    self.started += 1;
+                    return true;
+                }
+                NodeState::Unexpanded => {
+                    if let Some(outcome) = game.outcome() {
+                        let value = outcome_value(outcome, game.position().turn());
+                        self.tree.node_mut(id).state = NodeState::Terminal(value);
+                        self.tree.back_up(&path, value, false);
+                    } else {
+                        let moves = game.legal_moves().to_vec();
+                        self.tree.node_mut(id).state = NodeState::Pending;
+                        self.tree.add_in_flight(&path);
+                        self.pending.push(PendingLeaf { path, game, moves });
+                    }
+                    self.started += 1;
+                    return true;
+                }
+                NodeState::Expanded => {
+                    let index = forced.take().unwrap_or_else(|| self.select(id));
+                    let mv = self.tree.edges(id)[index].mv;
+                    let child = self.tree.child_or_new(id, index);
+                    game.play(&mv);
+                    path.push(child);
+                }
+            }
+        }
+    }
+
+    /// The PUCT choice among the edges of `id`.
+    fn select(&self, id: NodeId) -> usize {
+        let node = self.tree.node(id);
+        let parent_visits = (node.visits + node.in_flight).max(1) as f32;
+        let exploration = self.config.c_puct * parent_visits.sqrt();
+        let edges = self.tree.edges(id);
+        let tried_prior: f32 = edges
+            .iter()
+            .filter_map(|edge| {
+                edge.child()
+                    .map(|child| (edge.prior, self.tree.node(child)))
+            })
+            .filter(|(_, child)| child.visits + child.in_flight > 0)
+            .map(|(prior, _)| prior)
+            .sum();
+        // The node's own mean is from its parent's view; its side to move sees the opposite.
+        let first_play = -node.mean() - self.config.fpu_reduction * tried_prior.sqrt();
+        let mut best = (0, f32::NEG_INFINITY);
+        for (index, edge) in edges.iter().enumerate() {
+            let (q, n) = match edge.child().map(|child| self.tree.node(child)) {
+                Some(child) if child.visits + child.in_flight > 0 => {
+                    let n = (child.visits + child.in_flight) as f32;
+                    // Visits in flight count as losses until they come back.
+                    ((child.value_sum - child.in_flight as f32) / n, n)
+                }
+                _ => (first_play, 0.0),
+            };
+            let score = q + exploration * edge.prior / (1.0 + n);
+            if score > best.1 {
+                best = (index, score);
+            }
+        }
+        best.0
+    }
+
+    /// The leaves gathered for evaluation.
+    pub fn leaves(&self) -> impl ExactSizeIterator<Item = Leaf<'_, V>> {
+        self.pending.iter().map(|leaf| Leaf {
+            game: &leaf.game,
+            moves: &leaf.moves,
+        })
+    }
+
+    /// Number of leaves gathered and not yet delivered.
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Takes the evaluations of the gathered leaves, in order: expands them and backs up values.
+    pub fn deliver(&mut self, evaluations: impl IntoIterator<Item = Evaluation>) {
+        let pending = std::mem::take(&mut self.pending);
+        let mut evaluations = evaluations.into_iter();
+        for leaf in pending {
+            let evaluation = evaluations.next().expect("one evaluation per leaf");
+            let id = *leaf.path.last().expect("non-empty path");
+            self.tree.expand(id, &leaf.moves, &evaluation.priors);
+            self.tree.back_up(&leaf.path, evaluation.value, true);
+            if id == Tree::<V::Geometry>::ROOT {
+                self.root_eval = Some(evaluation.value);
+                self.prepare_root();
+            }
+        }
+    }
+
+    /// Root noise and the Gumbel candidates, once the root has its priors.
+    fn prepare_root(&mut self) {
+        let root = Tree::<V::Geometry>::ROOT;
+        if self.config.gumbel {
+            let priors: Vec<f32> = self.tree.edges(root).iter().map(|e| e.prior).collect();
+            let rng = self.noise.then_some(&mut self.rng);
+            self.gumbel = Some(Gumbel::new(&priors, &self.config, rng));
+        } else if self.noise && self.tree.node(root).edge_count > 1 {
+            let gamma = Gamma::new(self.config.dirichlet_alpha.max(1e-3), 1.0)
+                .expect("a positive concentration");
+            let noise: Vec<f32> = (0..self.tree.node(root).edge_count)
+                .map(|_| gamma.sample(&mut self.rng).max(f32::MIN_POSITIVE))
+                .collect();
+            let total: f32 = noise.iter().sum();
+            let epsilon = self.config.dirichlet_epsilon;
+            for (edge, eta) in self.tree.edges_mut(root).iter_mut().zip(noise) {
+                edge.prior = (1.0 - epsilon) * edge.prior + epsilon * eta / total;
+            }
+        }
+    }
+
+    /// Runs the whole search for this one game, evaluating one batch of leaves at a time.
+    pub fn run(&mut self, evaluator: &impl Evaluator<V>) {
+        while !self.is_finished() {
+            self.gather();
+            if self.pending.is_empty() {
+                continue;
+            }
+            let evaluations = evaluator.evaluate(&self.leaves().collect::<Vec<_>>());
+            self.deliver(evaluations);
+        }
+    }
+
+    /// What the search found at the root.
+    pub fn report(&self) -> SearchReport<V> {
+        let root = Tree::<V::Geometry>::ROOT;
+        let edges = self.tree.edges(root);
+        let visits: Vec<u32> = edges
+            .iter()
+            .map(|e| e.child().map_or(0, |c| self.tree.node(c).visits))
+            .collect();
+        let total: u32 = visits.iter().sum();
+        let policy = match &self.gumbel {
+            Some(gumbel) => gumbel.improved_policy(&self.tree, &self.config, self.root_value()),
+            None if total == 0 => edges.iter().map(|e| e.prior).collect(),
+            None => visits.iter().map(|&n| n as f32 / total as f32).collect(),
+        };
+        SearchReport {
+            moves: edges.iter().map(|e| e.mv).collect(),
+            visits,
+            policy,
+            value: match self.tree.node(root).state {
+                NodeState::Terminal(value) => value,
+                _ => self.root_value(),
+            },
+            simulations: self.tree.node(root).visits,
+        }
+    }
+
+    /// The root's value for its side to move: the mean of the backed-up values, or the
+    /// evaluator's value before any.
+    fn root_value(&self) -> f32 {
+        let root = self.tree.node(Tree::<V::Geometry>::ROOT);
+        if root.visits > 0 {
+            -root.mean()
+        } else {
+            self.root_eval.unwrap_or(0.0)
+        }
+    }
+
+    /// Index (into the report's moves) of the move to play. With Gumbel it is the sequential
+    /// halving's winner; with PUCT, `temperature` 0 takes the most visited move and a positive
+    /// temperature samples visits^(1/temperature).
+    pub fn choose(&mut self, temperature: f32) -> usize {
+        let report = self.report();
+        if let Some(gumbel) = &self.gumbel {
+            return gumbel.best(&self.tree, &self.config, self.root_value());
+        }
+        if temperature <= 0.0 || report.visits.iter().sum::<u32>() == 0 {
+            let best = |i: usize| (report.visits[i], report.policy[i]);
+            return (0..report.moves.len())
+                .max_by(|&a, &b| best(a).partial_cmp(&best(b)).expect("finite"))
+                .expect("a position with moves");
+        }
+        let weights: Vec<f64> = report
+            .visits
+            .iter()
+            .map(|&n| (n as f64).powf(1.0 / temperature as f64))
+            .collect();
+        let mut pick = self.rng.random::<f64>() * weights.iter().sum::<f64>();
+        for (index, weight) in weights.iter().enumerate() {
+            pick -= weight;
+            if pick < 0.0 {
+                return index;
+            }
+        }
+        weights.len() - 1
+    }
+
+    /// Plays `mv` at the root and keeps the subtree below it for the next search.
+    pub fn advance(&mut self, mv: &Move<V::Geometry>) {
+        let index = self
+            .tree
+            .edges(Tree::<V::Geometry>::ROOT)
+            .iter()
+            .position(|e| e.mv == *mv);
+        self.tree = match index {
+            Some(index) => self.tree.subtree(index),
+            None => Tree::default(),
+        };
+        self.game.play(mv);
+        self.pending.clear();
+        self.gumbel = None;
+        self.root_eval = None;
+    }
+
+    /// Drops the tree (for example after the opponent's move was not searched).
+    pub fn reset(&mut self, game: Game<V>) {
+        self.tree = Tree::default();
+        self.game = game;
+        self.pending.clear();
+        self.gumbel = None;
+        self.root_eval = None;
+    }
+}
+
+/// Runs many searches to the end together: each round gathers leaves from every unfinished
+/// search and evaluates them in one batch.
+pub fn run_batched<V: Rules>(searches: &mut [Search<V>], evaluator: &impl Evaluator<V>) {
+    loop {
+        let mut active = false;
+        for search in searches.iter_mut().filter(|s| !s.is_finished()) {
+            search.gather();
+            active = true;
+        }
+        if !active {
+            return;
+        }
+        evaluate_pending(searches, evaluator);
+    }
+}
+
+/// Evaluates the leaves every search has gathered, in one call, and delivers the answers.
+pub fn evaluate_pending<V: Rules>(searches: &mut [Search<V>], evaluator: &impl Evaluator<V>) {
+    let leaves: Vec<Leaf<'_, V>> = searches.iter().flat_map(Search::leaves).collect();
+    if leaves.is_empty() {
+        return;
+    }
+    let mut evaluations = evaluator.evaluate(&leaves).into_iter();
+    drop(leaves);
+    for search in searches {
+        let count = search.pending();
+        search.deliver(evaluations.by_ref().take(count));
+    }
+}

@@ -1,0 +1,257 @@
+//! The search against the rules: forced wins found with a know-nothing evaluator, legality,
+//! visit bookkeeping, Gumbel at tiny budgets, tree reuse and batching across games.
+
+use damas_mcts::{
+    Evaluation, Evaluator, Leaf, Search, SearchConfig, StaticEvaluator, UniformEvaluator,
+    run_batched,
+};
+use damas_rules::variants::{English, International, Russian};
+use damas_rules::{Game, Outcome, Rules};
+use proptest::prelude::*;
+
+/// Whether the side to move wins by force within `plies` plies (exhaustive).
+fn wins_within<V: Rules>(game: &Game<V>, plies: u32) -> bool {
+    let us = game.position().turn();
+    if let Some(outcome) = game.outcome() {
+        return matches!(outcome, Outcome::Win { winner, .. } if winner == us);
+    }
+    if plies == 0 {
+        return false;
+    }
+    game.legal_moves().iter().any(|mv| {
+        let mut next = game.clone();
+        next.play(mv);
+        loses_within(&next, plies - 1)
+    })
+}
+
+/// Whether the side to move loses by force within `plies` plies.
+fn loses_within<V: Rules>(game: &Game<V>, plies: u32) -> bool {
+    let us = game.position().turn();
+    if let Some(outcome) = game.outcome() {
+        return matches!(outcome, Outcome::Win { winner, .. } if winner != us);
+    }
+    if plies == 0 {
+        return false;
+    }
+    game.legal_moves().iter().all(|mv| {
+        let mut next = game.clone();
+        next.play(mv);
+        wins_within(&next, plies - 1)
+    })
+}
+
+/// Positions from seeded random games where exactly one of several moves wins by force within
+/// three plies (the move, then any reply, then the win).
+fn forced_wins<V: Rules>(wanted: usize) -> Vec<(Game<V>, usize)> {
+    let mut found = Vec::new();
+    for seed in 0..20_000u64 {
+        let mut game = Game::<V>::new();
+        game.play_random(seed, 200);
+        // Walk back through the game's positions, looking near its end.
+        let moves = game.moves().to_vec();
+        let mut replay = Game::<V>::from_position(*game.start());
+        for (ply, mv) in moves.iter().enumerate() {
+            if ply + 6 >= moves.len() && replay.legal_moves().len() >= 3 {
+                let winning: Vec<usize> = (0..replay.legal_moves().len())
+                    .filter(|&i| {
+                        let mut next = replay.clone();
+                        next.play(&replay.legal_moves()[i]);
+                        loses_within(&next, 2)
+                    })
+                    .collect();
+                if winning.len() == 1 {
+                    found.push((replay.clone(), winning[0]));
+                    break;
+                }
+            }
+            replay.play(mv);
+        }
+        if found.len() == wanted {
+            break;
+        }
+    }
+    assert_eq!(
+        found.len(),
+        wanted,
+        "not enough forced wins in the random games"
+    );
+    found
+}
+
+fn config(simulations: u32, gumbel: bool) -> SearchConfig {
+    SearchConfig {
+        simulations,
+        gumbel,
+        ..SearchConfig::default()
+    }
+}
+
+#[test]
+fn puct_finds_the_only_forced_win_with_a_know_nothing_evaluator() {
+    for (game, winning) in forced_wins::<Russian>(8) {
+        let mut search = Search::new(game.clone(), config(800, false), 1);
+        search.start(800, false);
+        search.run(&UniformEvaluator);
+        let chosen = search.choose(0.0);
+        assert_eq!(
+            chosen,
+            winning,
+            "position {:?}",
+            damas_rules::to_fen::<Russian>(game.position())
+        );
+        assert!(
+            search.report().value > 0.5,
+            "the win shows in the root value"
+        );
+    }
+}
+
+#[test]
+fn gumbel_finds_the_only_forced_win_too() {
+    for (game, winning) in forced_wins::<English>(6) {
+        let mut search = Search::new(game.clone(), config(800, true), 1);
+        search.start(800, false);
+        search.run(&UniformEvaluator);
+        assert_eq!(search.choose(0.0), winning);
+        let report = search.report();
+        let best = (0..report.policy.len())
+            .max_by(|&a, &b| report.policy[a].total_cmp(&report.policy[b]))
+            .unwrap();
+        assert_eq!(best, winning, "the improved policy puts the win first");
+    }
+}
+
+#[test]
+fn visits_add_up_and_policy_is_a_distribution() {
+    for leaves_per_batch in [1, 8] {
+        for gumbel in [false, true] {
+            let mut game = Game::<International>::new();
+            game.play_random(7, 10);
+            let cfg = SearchConfig {
+                leaves_per_batch,
+                ..config(300, gumbel)
+            };
+            let mut search = Search::new(game, cfg, 3);
+            search.start(300, true);
+            search.run(&StaticEvaluator::default());
+            let report = search.report();
+            let root = search.tree().node(0);
+            assert_eq!(root.in_flight, 0);
+            // The first simulation expands the root itself; every other one goes through a move.
+            assert_eq!(report.visits.iter().sum::<u32>() + 1, root.visits);
+            assert!(root.visits <= 300);
+            if !gumbel {
+                assert_eq!(root.visits, 300, "PUCT spends its whole budget");
+            }
+            let total: f32 = report.policy.iter().sum();
+            assert!((total - 1.0).abs() < 1e-4, "policy sums to {total}");
+            assert!(report.policy.iter().all(|p| p.is_finite() && *p >= 0.0));
+            assert!(search.tree().nodes.iter().all(|n| n.in_flight == 0));
+        }
+    }
+}
+
+#[test]
+fn gumbel_moves_legally_at_two_simulations() {
+    let mut game = Game::<Russian>::new();
+    for seed in 0..20 {
+        if game.outcome().is_some() {
+            game = Game::new();
+        }
+        let mut search = Search::new(game.clone(), config(2, true), seed);
+        search.start(2, true);
+        search.run(&UniformEvaluator);
+        let index = search.choose(1.0);
+        let report = search.report();
+        assert!(game.legal_moves().contains(&report.moves[index]));
+        game.play(&report.moves[index]);
+    }
+}
+
+#[test]
+fn a_single_legal_move_is_answered_without_search() {
+    // Russian: the man on c3 must take d4.
+    let game = Game::<Russian>::from_position(
+        damas_rules::parse_fen::<Russian>("W:Wc3:Bd4,h8").expect("valid FEN"),
+    );
+    let mut search = Search::new(game, config(100, false), 0);
+    search.start(100, false);
+    assert!(search.is_finished());
+    assert_eq!(search.report().moves.len(), 1);
+    assert_eq!(search.choose(0.0), 0);
+}
+
+#[test]
+fn tree_reuse_keeps_the_chosen_subtree() {
+    let game = Game::<English>::new();
+    let mut search = Search::new(game, config(400, false), 0);
+    search.start(400, false);
+    search.run(&StaticEvaluator::default());
+    let report = search.report();
+    let index = search.choose(0.0);
+    let kept = report.visits[index];
+    let mv = report.moves[index];
+    search.advance(&mv);
+    assert_eq!(search.tree().node(0).visits, kept);
+    assert_eq!(search.game().moves().last(), Some(&mv));
+    search.start(100, true);
+    search.run(&StaticEvaluator::default());
+    assert_eq!(search.tree().node(0).visits, kept + 100);
+}
+
+/// Counts the batches and their sizes, to see that games share them.
+struct CountingEvaluator(std::sync::Mutex<Vec<usize>>);
+
+impl<V: Rules> Evaluator<V> for CountingEvaluator {
+    fn evaluate(&self, leaves: &[Leaf<'_, V>]) -> Vec<Evaluation> {
+        self.0.lock().unwrap().push(leaves.len());
+        UniformEvaluator.evaluate(leaves)
+    }
+}
+
+#[test]
+fn many_searches_share_each_batch() {
+    let cfg = SearchConfig {
+        leaves_per_batch: 4,
+        ..config(64, false)
+    };
+    let mut searches: Vec<Search<International>> = (0..16)
+        .map(|seed| {
+            let mut game = Game::new();
+            game.play_random(seed, 6);
+            let mut search = Search::new(game, cfg.clone(), seed);
+            search.start(64, true);
+            search
+        })
+        .collect();
+    // Forced moves (a single legal capture) need no search.
+    let searching = searches.iter().filter(|s| !s.is_finished()).count();
+    assert!(searching >= 10);
+    let evaluator = CountingEvaluator(Default::default());
+    run_batched(&mut searches, &evaluator);
+    let batches = evaluator.0.into_inner().unwrap();
+    assert!(searches.iter().all(Search::is_finished));
+    assert_eq!(batches[0], searching, "the first batch holds every root");
+    let mean = batches.iter().sum::<usize>() as f32 / batches.len() as f32;
+    assert!(
+        mean > 2.0 * searching as f32,
+        "batches average {mean} leaves"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn the_chosen_move_is_always_legal(seed in 0u64..10_000, plies in 0u32..60, gumbel: bool, sims in 1u32..40) {
+        let mut game = Game::<International>::new();
+        game.play_random(seed, plies);
+        prop_assume!(game.outcome().is_none());
+        let mut search = Search::new(game.clone(), config(sims, gumbel), seed);
+        search.start(sims, true);
+        search.run(&StaticEvaluator::default());
+        let index = search.choose(1.0);
+        prop_assert!(game.legal_moves().contains(&search.report().moves[index]));
+    }
+}

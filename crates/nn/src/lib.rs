@@ -1,0 +1,34 @@
+//! The neural network side of Damas Zero: how positions and moves are encoded, the burn ResNet,
+//! its evaluator for the search, and checkpoints on disk.
+//!
+//! - [`encoding`]: input planes and policy indices (the documented, versioned contract).
+//! - [`network`]: the residual tower with policy and value heads.
+//! - [`evaluator`]: [`NetEvaluator`], the network behind [`damas_mcts::Evaluator`].
+//! - [`checkpoint`]: reading and writing checkpoint directories.
+//!
+//! The CPU backend is burn's `flex`; `cuda` and `wgpu` are opt-in features.
+
+pub mod checkpoint;
+pub mod encoding;
+pub mod evaluator;
+pub mod network;
+
+pub use burn::tensor::Device;
+pub use checkpoint::{CheckpointError, CheckpointMeta, load_network, read_meta, save_checkpoint};
+pub use encoding::{BoardShape, ENCODING_VERSION, INPUT_PLANES, PackedPosition, policy_index};
+pub use evaluator::NetEvaluator;
+pub use network::{Network, NetworkConfig, Output};
+
+/// The CPU device (burn's `flex` backend), for inference.
+pub fn cpu() -> Device {
+    Device::flex()
+}
+
+/// Sizes the global rayon pool that burn's CPU kernels run on (once per process; later calls
+/// keep the first size). Returns the pool's size.
+pub fn set_inference_threads(threads: usize) -> usize {
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build_global();
+    rayon::current_num_threads()
+}

@@ -1,0 +1,140 @@
+//! The residual network: a convolution stem, a tower of residual blocks, a policy head (logits
+//! over every from-to index) and a value head (win/draw/loss logits), as in AlphaZero.
+
+use crate::encoding::{BoardShape, INPUT_PLANES};
+use burn::nn::conv::{Conv2d, Conv2dConfig};
+use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
+use burn::prelude::*;
+use burn::tensor::activation::relu;
+
+/// The size of a network; the board shape comes from the variant.
+#[derive(Config, Debug, PartialEq)]
+pub struct NetworkConfig {
+    /// The board the network plays on.
+    pub board: BoardShape,
+    /// Residual blocks in the tower.
+    #[config(default = 6)]
+    pub blocks: usize,
+    /// Channels of every convolution in the tower.
+    #[config(default = 64)]
+    pub channels: usize,
+    /// Channels of the policy head's 1x1 convolution.
+    #[config(default = 4)]
+    pub policy_channels: usize,
+    /// Hidden units of the value head.
+    #[config(default = 64)]
+    pub value_hidden: usize,
+}
+
+/// Convolution (3x3, or 1x1 in the heads), batch norm, optional ReLU.
+#[derive(Module, Debug)]
+struct ConvBlock {
+    conv: Conv2d,
+    norm: BatchNorm,
+}
+
+impl ConvBlock {
+    fn new(input: usize, output: usize, kernel: usize, device: &Device) -> Self {
+        ConvBlock {
+            conv: Conv2dConfig::new([input, output], [kernel, kernel])
+                .with_padding(PaddingConfig2d::Same)
+                .with_bias(false)
+                .init(device),
+            norm: BatchNormConfig::new(output).init(device),
+        }
+    }
+
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        self.norm.forward(self.conv.forward(x))
+    }
+}
+
+/// Two convolutions with a skip connection around them.
+#[derive(Module, Debug)]
+struct ResidualBlock {
+    first: ConvBlock,
+    second: ConvBlock,
+}
+
+impl ResidualBlock {
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let y = relu(self.first.forward(x.clone()));
+        relu(self.second.forward(y) + x)
+    }
+}
+
+/// The network.
+#[derive(Module, Debug)]
+pub struct Network {
+    stem: ConvBlock,
+    tower: Vec<ResidualBlock>,
+    policy_conv: ConvBlock,
+    policy_fc: Linear,
+    value_conv: ConvBlock,
+    value_hidden: Linear,
+    value_out: Linear,
+}
+
+/// The network's outputs for a batch.
+#[derive(Debug)]
+pub struct Output {
+    /// Policy logits, `[batch, squares x squares]`.
+    pub policy: Tensor<2>,
+    /// Win, draw and loss logits for the side to move, `[batch, 3]`.
+    pub value: Tensor<2>,
+}
+
+impl NetworkConfig {
+    /// A fresh network with random weights on `device`.
+    pub fn init(&self, device: &Device) -> Network {
+        let area = self.board.height * self.board.width;
+        let c = self.channels;
+        Network {
+            stem: ConvBlock::new(INPUT_PLANES, c, 3, device),
+            tower: (0..self.blocks)
+                .map(|_| ResidualBlock {
+                    first: ConvBlock::new(c, c, 3, device),
+                    second: ConvBlock::new(c, c, 3, device),
+                })
+                .collect(),
+            policy_conv: ConvBlock::new(c, self.policy_channels, 1, device),
+            policy_fc: LinearConfig::new(self.policy_channels * area, self.board.policy_len())
+                .init(device),
+            value_conv: ConvBlock::new(c, 2, 1, device),
+            value_hidden: LinearConfig::new(2 * area, self.value_hidden).init(device),
+            value_out: LinearConfig::new(self.value_hidden, 3).init(device),
+        }
+    }
+
+    /// Multiply-adds of one forward pass for one position (convolutions and linear layers).
+    pub fn flops_per_position(&self) -> u64 {
+        let area = (self.board.height * self.board.width) as u64;
+        let c = self.channels as u64;
+        let conv = |input: u64, output: u64, kernel: u64| area * input * output * kernel * kernel;
+        let stem = conv(INPUT_PLANES as u64, c, 3);
+        let tower = 2 * self.blocks as u64 * conv(c, c, 3);
+        let policy = conv(c, self.policy_channels as u64, 1)
+            + self.policy_channels as u64 * area * self.board.policy_len() as u64;
+        let value =
+            conv(c, 2, 1) + 2 * area * self.value_hidden as u64 + self.value_hidden as u64 * 3;
+        // Two floating-point operations per multiply-add.
+        2 * (stem + tower + policy + value)
+    }
+}
+
+impl Network {
+    /// Runs the network on a batch of encoded positions, `[batch, planes, height, width]`.
+    pub fn forward(&self, input: Tensor<4>) -> Output {
+        let mut x = relu(self.stem.forward(input));
+        for block in &self.tower {
+            x = block.forward(x);
+        }
+        let policy = relu(self.policy_conv.forward(x.clone())).flatten::<2>(1, 3);
+        let value = relu(self.value_conv.forward(x)).flatten::<2>(1, 3);
+        let value = relu(self.value_hidden.forward(value));
+        Output {
+            policy: self.policy_fc.forward(policy),
+            value: self.value_out.forward(value),
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! The self-play loop: worker threads each keep many games in flight, gather the leaves of all
+//! their searches into one batch per round, and send finished games to the caller.
+
+use crate::config::SelfPlayConfig;
+use crate::shard::Sample;
+use damas_mcts::{Evaluation, Evaluator, Leaf, Search, evaluate_pending};
+use damas_nn::PackedPosition;
+use damas_nn::encoding::policy_target;
+use damas_rules::{
+    ByColor, Color, DrawReason, Game, Outcome, Position, Rules, WinReason, write_game_with_outcome,
+};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// One finished self-play game.
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    /// Number of the game in this run (0-based).
+    pub index: u32,
+    /// The game as PDN.
+    pub pdn: String,
+    /// Its recorded positions, results filled in.
+    pub samples: Vec<Sample>,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Plies played.
+    pub plies: u32,
+    /// Whether resignation was disabled to check it, and if so whether a side would have
+    /// resigned (`Some(side)`).
+    pub resign_check: Option<Option<Color>>,
+}
+
+impl GameRecord {
+    /// In a resignation check game: whether the side that would have resigned did not lose.
+    pub fn false_resignation(&self) -> bool {
+        match (self.resign_check, self.outcome) {
+            (Some(Some(side)), Outcome::Win { winner, .. }) => winner == side,
+            (Some(Some(_)), Outcome::Draw(_)) => true,
+            _ => false,
+        }
+    }
+}
+
+/// Counts the evaluator's positions and time, to tell network time from everything else.
+pub struct TimedEvaluator<E> {
+    inner: E,
+    positions: AtomicU64,
+    batches: AtomicU64,
+    nanos: AtomicU64,
+}
+
+impl<E> TimedEvaluator<E> {
+    /// Wraps `inner`.
+    pub fn new(inner: E) -> Self {
+        TimedEvaluator {
+            inner,
+            positions: AtomicU64::new(0),
+            batches: AtomicU64::new(0),
+            nanos: AtomicU64::new(0),
+        }
+    }
+
+    /// Positions evaluated so far.
+    pub fn positions(&self) -> u64 {
+        self.positions.load(Ordering::Relaxed)
+    }
+
+    /// Batches evaluated so far.
+    pub fn batches(&self) -> u64 {
+        self.batches.load(Ordering::Relaxed)
+    }
+
+    /// Time spent inside the evaluator, summed over threads.
+    pub fn time(&self) -> Duration {
+        Duration::from_nanos(self.nanos.load(Ordering::Relaxed))
+    }
+}
+
+impl<V: Rules, E: Evaluator<V>> Evaluator<V> for TimedEvaluator<E> {
+    fn evaluate(&self, leaves: &[Leaf<'_, V>]) -> Vec<Evaluation> {
+        let start = Instant::now();
+        let result = self.inner.evaluate(leaves);
+        self.nanos
+            .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        self.positions
+            .fetch_add(leaves.len() as u64, Ordering::Relaxed);
+        self.batches.fetch_add(1, Ordering::Relaxed);
+        result
+    }
+}
+
+/// A game being played by a worker.
+struct Slot<V: Rules> {
+    index: u32,
+    /// Samples with the side to move, waiting for the result.
+    samples: Vec<(Sample, Color)>,
+    full_search: bool,
+    resign_enabled: bool,
+    would_resign: Option<Color>,
+    low_value_moves: ByColor<u32>,
+    _variant: std::marker::PhantomData<V>,
+}
+
+/// Plays games until `next_game` reaches `total`, sending each finished one on `sender`.
+struct Worker<'a, V: Rules, E> {
+    config: &'a SelfPlayConfig,
+    evaluator: &'a E,
+    openings: &'a [Position<V::Geometry>],
+    next_game: &'a AtomicU32,
+    total: u32,
+    seed: u64,
+    model: &'a str,
+    rng: StdRng,
+}
+
+impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
+    /// Claims the next game number and sets up its search, or `None` when all are claimed.
+    fn new_game(&mut self) -> Option<(Slot<V>, Search<V>)> {
+        let index = self.next_game.fetch_add(1, Ordering::Relaxed);
+        if index >= self.total {
+            return None;
+        }
+        let game_seed = self.seed ^ (u64::from(index) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut game = match self.openings.len() {
+            0 => Game::<V>::new(),
+            n => Game::from_position(self.openings[index as usize % n]),
+        };
+        game.play_random(game_seed, self.config.opening_plies);
+        let mut search = Search::new(game, self.config.search.clone(), game_seed);
+        let check = self.rng.random::<f32>() < self.config.resign_check_fraction;
+        let slot = Slot {
+            index,
+            samples: Vec::new(),
+            full_search: true,
+            resign_enabled: self.config.resign_threshold > -1.0 && !check,
+            would_resign: None,
+            low_value_moves: ByColor::default(),
+            _variant: std::marker::PhantomData,
+        };
+        search.start(self.config.search.simulations, true);
+        Some((slot, search))
+    }
+
+    /// Plays the searched move of a finished search; returns the record if the game is over.
+    fn play_move(&mut self, slot: &mut Slot<V>, search: &mut Search<V>) -> Option<GameRecord> {
+        let report = search.report();
+        let game = search.game();
+        let turn = game.position().turn();
+        let ply = game.ply();
+        if let Some(outcome) = game.outcome() {
+            // The game was over before any move (an opening that ends it).
+            return Some(self.finish(slot, search, outcome));
+        }
+        let searched = report.moves.len() > 1;
+        if slot.full_search && searched {
+            let sample = Sample {
+                position: PackedPosition::of(game),
+                policy: policy_target::<V>(&report.moves, &report.policy, turn),
+                result: 0,
+                search_value: report.value,
+                ply: ply.min(u16::MAX as u32) as u16,
+            };
+            slot.samples.push((sample, turn));
+        }
+        if searched && report.value < self.config.resign_threshold {
+            *slot.low_value_moves.get_mut(turn) += 1;
+        } else if searched {
+            *slot.low_value_moves.get_mut(turn) = 0;
+        }
+        if *slot.low_value_moves.get(turn) >= self.config.resign_moves.max(1) {
+            if slot.resign_enabled {
+                let outcome = Outcome::Win {
+                    winner: !turn,
+                    reason: WinReason::Resignation,
+                };
+                return Some(self.finish(slot, search, outcome));
+            }
+            slot.would_resign.get_or_insert(turn);
+        }
+        let temperature = if ply < self.config.temperature_plies {
+            self.config.temperature
+        } else {
+            0.0
+        };
+        let index = search.choose(temperature);
+        search.advance(&report.moves[index]);
+        if let Some(outcome) = search.game().outcome() {
+            return Some(self.finish(slot, search, outcome));
+        }
+        if search.game().ply() >= self.config.max_plies {
+            return Some(self.finish(slot, search, Outcome::Draw(DrawReason::Adjudication)));
+        }
+        slot.full_search = self.config.fast_simulations == 0
+            || self.rng.random::<f32>() < self.config.full_search_fraction;
+        let simulations = if slot.full_search {
+            self.config.search.simulations
+        } else {
+            self.config.fast_simulations
+        };
+        search.start(simulations, slot.full_search);
+        None
+    }
+
+    /// The record of a finished game, results written into its samples.
+    fn finish(&self, slot: &mut Slot<V>, search: &Search<V>, outcome: Outcome) -> GameRecord {
+        let samples = std::mem::take(&mut slot.samples)
+            .into_iter()
+            .map(|(mut sample, side)| {
+                sample.result = match outcome {
+                    Outcome::Win { winner, .. } if winner == side => 1,
+                    Outcome::Win { .. } => -1,
+                    Outcome::Draw(_) => 0,
+                };
+                sample
+            })
+            .collect();
+        let round = (slot.index + 1).to_string();
+        let tags = [
+            ("Event", "damas selfplay"),
+            ("Round", round.as_str()),
+            ("White", self.model),
+            ("Black", self.model),
+        ];
+        let game = search.game();
+        GameRecord {
+            index: slot.index,
+            pdn: write_game_with_outcome(game, &tags, Some(outcome)),
+            samples,
+            outcome,
+            plies: game.ply(),
+            resign_check: (!slot.resign_enabled).then_some(slot.would_resign),
+        }
+    }
+
+    /// The worker's loop.
+    fn run(&mut self, sender: &mpsc::Sender<GameRecord>) {
+        let mut slots = Vec::new();
+        let mut searches = Vec::new();
+        for _ in 0..self.config.games_per_worker.max(1) {
+            if let Some((slot, search)) = self.new_game() {
+                slots.push(Some(slot));
+                searches.push(search);
+            }
+        }
+        loop {
+            for i in 0..slots.len() {
+                while let Some(current) = slots[i].as_mut() {
+                    if !searches[i].is_finished() {
+                        break;
+                    }
+                    let Some(record) = self.play_move(current, &mut searches[i]) else {
+                        continue;
+                    };
+                    if sender.send(record).is_err() {
+                        return;
+                    }
+                    match self.new_game() {
+                        Some((slot, search)) => {
+                            slots[i] = Some(slot);
+                            searches[i] = search;
+                        }
+                        None => slots[i] = None,
+                    }
+                }
+            }
+            if slots.iter().all(Option::is_none) {
+                return;
+            }
+            for (slot, search) in slots.iter().zip(searches.iter_mut()) {
+                if slot.is_some() {
+                    search.gather();
+                }
+            }
+            evaluate_pending(&mut searches, self.evaluator);
+        }
+    }
+}
+
+/// Plays `games` self-play games of `V` with `evaluator` on `config.workers` threads, calling
+/// `on_game` (on this thread) for each finished game as it arrives. `model` names the player in
+/// the PDN; `openings` are start positions to cycle through (none: the variant's start).
+pub fn play_games<V: Rules, E: Evaluator<V>>(
+    config: &SelfPlayConfig,
+    evaluator: &E,
+    games: u32,
+    seed: u64,
+    model: &str,
+    openings: &[Position<V::Geometry>],
+    mut on_game: impl FnMut(GameRecord),
+) {
+    let next_game = AtomicU32::new(0);
+    let (sender, receiver) = mpsc::channel();
+    std::thread::scope(|scope| {
+        for worker_index in 0..config.workers.max(1) {
+            let sender = sender.clone();
+            let mut worker = Worker {
+                config,
+                evaluator,
+                openings,
+                next_game: &next_game,
+                total: games,
+                seed,
+                model,
+                rng: StdRng::seed_from_u64(seed ^ (worker_index as u64 + 1) << 32),
+            };
+            scope.spawn(move || worker.run(&sender));
+        }
+        drop(sender);
+        for record in receiver {
+            on_game(record);
+        }
+    });
+}

@@ -1,0 +1,229 @@
+//! Training shards: the samples of a batch of self-play games in one versioned, checksummed
+//! file, written atomically.
+//!
+//! Layout: the 8 bytes `DAMASHRD`, the CRC-32 of the rest (little endian), then the
+//! [`Shard`] in bincode's standard configuration (serde). A truncated or altered file fails
+//! the checksum before anything is decoded.
+
+use damas_nn::PackedPosition;
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The first bytes of every shard file.
+pub const MAGIC: &[u8; 8] = b"DAMASHRD";
+
+/// Version of the shard layout.
+pub const SHARD_FORMAT: u32 = 1;
+
+/// What a shard holds and how it was made.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShardHeader {
+    /// Version of this layout ([`SHARD_FORMAT`]).
+    pub format: u32,
+    /// The variant's short name.
+    pub variant: String,
+    /// The input and policy encoding's version ([`damas_nn::ENCODING_VERSION`]).
+    pub encoding_version: u32,
+    /// The player that made the games (a checkpoint path, or the stand-in evaluator's name).
+    pub model: String,
+    /// Games whose samples are in the shard.
+    pub games: u32,
+}
+
+/// One recorded position.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// The position from the side to move's view, with its draw counters.
+    pub position: PackedPosition,
+    /// The search's policy target: (policy index, probability), summing to 1.
+    pub policy: Vec<(u16, f32)>,
+    /// The game's final result for the side to move: 1 win, 0 draw, -1 loss.
+    pub result: i8,
+    /// The search's value of the position for the side to move.
+    pub search_value: f32,
+    /// Ply number in the game (0: first move).
+    pub ply: u16,
+}
+
+/// A shard: header and samples.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Shard {
+    /// What the shard holds.
+    pub header: ShardHeader,
+    /// The samples, in game order.
+    pub samples: Vec<Sample>,
+}
+
+/// Why a shard could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ShardError {
+    /// The file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The system's reason.
+        source: std::io::Error,
+    },
+    /// The file does not start like a shard.
+    #[error("{path}: not a shard file (no DAMASHRD header)")]
+    NotAShard {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The checksum does not match: the file is truncated or damaged.
+    #[error("{path}: shard is truncated or corrupted (checksum mismatch)")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The contents do not decode.
+    #[error("{path}: shard does not decode: {message}")]
+    Decode {
+        /// The file.
+        path: PathBuf,
+        /// The decoder's message.
+        message: String,
+    },
+    /// The shard has another layout or encoding version than this program reads.
+    #[error("{path}: shard has {what} version {found}, this program reads version {expected}")]
+    WrongVersion {
+        /// The file.
+        path: PathBuf,
+        /// Which version.
+        what: &'static str,
+        /// The file's version.
+        found: u32,
+        /// The version this program reads.
+        expected: u32,
+    },
+    /// The shard is for another variant.
+    #[error("{path}: shard is for variant `{found}`, not `{expected}`")]
+    WrongVariant {
+        /// The file.
+        path: PathBuf,
+        /// Its variant.
+        found: String,
+        /// The variant asked for.
+        expected: String,
+    },
+}
+
+impl Shard {
+    /// The shard's bytes as written to disk.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let body = bincode::serde::encode_to_vec(self, bincode::config::standard())
+            .expect("a shard always encodes");
+        let mut bytes = Vec::with_capacity(body.len() + 12);
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+        bytes.extend_from_slice(&body);
+        bytes
+    }
+
+    /// Decodes a shard read from `path` (for messages), checking magic, checksum and versions.
+    pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Shard, ShardError> {
+        let path = path.to_path_buf();
+        if bytes.len() < 12 || &bytes[..8] != MAGIC {
+            return Err(ShardError::NotAShard { path });
+        }
+        let crc = u32::from_le_bytes(bytes[8..12].try_into().expect("four bytes"));
+        let body = &bytes[12..];
+        if crc32fast::hash(body) != crc {
+            return Err(ShardError::Corrupt { path });
+        }
+        let (shard, used): (Shard, usize) =
+            bincode::serde::decode_from_slice(body, bincode::config::standard()).map_err(|e| {
+                ShardError::Decode {
+                    path: path.clone(),
+                    message: e.to_string(),
+                }
+            })?;
+        if used != body.len() {
+            return Err(ShardError::Decode {
+                path,
+                message: format!("{} bytes left over", body.len() - used),
+            });
+        }
+        let versions = [
+            ("shard format", shard.header.format, SHARD_FORMAT),
+            (
+                "encoding",
+                shard.header.encoding_version,
+                damas_nn::ENCODING_VERSION,
+            ),
+        ];
+        for (what, found, expected) in versions {
+            if found != expected {
+                return Err(ShardError::WrongVersion {
+                    path,
+                    what,
+                    found,
+                    expected,
+                });
+            }
+        }
+        Ok(shard)
+    }
+
+    /// Reads the shard at `path`.
+    pub fn read(path: &Path) -> Result<Shard, ShardError> {
+        let bytes = fs::read(path).map_err(|source| ShardError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Shard::from_bytes(&bytes, path)
+    }
+
+    /// Reads the shard at `path` and checks it is for `variant`.
+    pub fn read_for(path: &Path, variant: &str) -> Result<Shard, ShardError> {
+        let shard = Shard::read(path)?;
+        if shard.header.variant != variant {
+            return Err(ShardError::WrongVariant {
+                path: path.to_path_buf(),
+                found: shard.header.variant,
+                expected: variant.to_string(),
+            });
+        }
+        Ok(shard)
+    }
+
+    /// Writes the shard to `path` atomically (a temporary file renamed into place).
+    pub fn write(&self, path: &Path) -> Result<(), ShardError> {
+        write_atomically(path, &self.to_bytes()).map_err(|source| ShardError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+}
+
+/// Writes `contents` to `path` through a temporary file in the same directory, synced and
+/// renamed, so readers see the old file or the whole new one, never a part.
+pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{name}.tmp"));
+    let mut file = fs::File::create(&temp)?;
+    file.write_all(contents)?;
+    file.sync_all()?;
+    fs::rename(&temp, path)
+}
+
+/// The shard files in `dir` (`*.shard`), sorted by name (oldest first, as they are numbered).
+pub fn list_shards(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    if !dir.exists() {
+        return Ok(Vec::new());
+    }
+    let mut paths: Vec<PathBuf> = fs::read_dir(dir)?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "shard"))
+        .collect();
+    paths.sort();
+    Ok(paths)
+}

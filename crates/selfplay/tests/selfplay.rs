@@ -1,0 +1,168 @@
+//! Shards round-trip and reject damage; configs reject unknown keys; games from the loop are
+//! legal, complete and consistent with their samples.
+
+use damas_mcts::UniformEvaluator;
+use damas_rules::variants::Russian;
+use damas_rules::{Outcome, read_games};
+use damas_selfplay::{
+    GameRecord, SelfPlayConfig, Shard, ShardError, ShardHeader, ShardWriter, play_games,
+};
+use std::path::PathBuf;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("damas-selfplay-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn quick_config() -> SelfPlayConfig {
+    let mut config = SelfPlayConfig {
+        games_per_worker: 3,
+        workers: 2,
+        max_plies: 120,
+        resign_check_fraction: 0.5,
+        fast_simulations: 4,
+        full_search_fraction: 0.5,
+        ..SelfPlayConfig::default()
+    };
+    config.search.simulations = 16;
+    config
+}
+
+fn some_games(count: u32) -> Vec<GameRecord> {
+    let mut records = Vec::new();
+    play_games::<Russian, _>(
+        &quick_config(),
+        &UniformEvaluator,
+        count,
+        5,
+        "uniform",
+        &[],
+        |record| records.push(record),
+    );
+    records
+}
+
+#[test]
+fn games_are_legal_and_samples_match_their_results() {
+    let records = some_games(6);
+    assert_eq!(records.len(), 6);
+    let mut indices: Vec<u32> = records.iter().map(|r| r.index).collect();
+    indices.sort_unstable();
+    assert_eq!(indices, (0..6).collect::<Vec<_>>());
+    for record in &records {
+        // The PDN replays (every move checked by the reader) to the same length.
+        let games = read_games::<Russian>(&record.pdn).expect("valid PDN");
+        assert_eq!(games.len(), 1);
+        assert_eq!(games[0].game.ply(), record.plies);
+        assert_eq!(
+            games[0].result.as_deref(),
+            Some(
+                record
+                    .outcome
+                    .pdn_result::<<Russian as damas_rules::Rules>::Geometry>()
+            )
+        );
+        for sample in &record.samples {
+            let total: f32 = sample.policy.iter().map(|p| p.1).sum();
+            assert!((total - 1.0).abs() < 1e-4, "policy sums to {total}");
+            assert!(sample.policy.len() > 1, "forced moves are not recorded");
+            assert!(sample.search_value.abs() <= 1.0);
+            match record.outcome {
+                Outcome::Draw(_) => assert_eq!(sample.result, 0),
+                Outcome::Win { .. } => assert_eq!(sample.result.abs(), 1),
+            }
+        }
+        // Consecutive samples from different sides have opposite results in a decisive game.
+        if let Outcome::Win { .. } = record.outcome {
+            for pair in record.samples.windows(2) {
+                if (pair[1].ply - pair[0].ply) % 2 == 1 {
+                    assert_eq!(pair[0].result, -pair[1].result);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn shards_round_trip_and_damage_is_detected() {
+    let dir = temp_dir("shards");
+    let mut writer = ShardWriter::new(
+        &dir.join("shards"),
+        &dir.join("games"),
+        "gen",
+        "russian",
+        "uniform",
+        2,
+    );
+    let records = some_games(4);
+    let samples: usize = records.iter().map(|r| r.samples.len()).sum();
+    for record in records {
+        writer.add(record).unwrap();
+    }
+    writer.flush().unwrap();
+    let written = writer.written().to_vec();
+    assert_eq!(written.len(), 2);
+    let read: Vec<Shard> = written
+        .iter()
+        .map(|p| Shard::read_for(p, "russian").unwrap())
+        .collect();
+    assert_eq!(read.iter().map(|s| s.samples.len()).sum::<usize>(), samples);
+    assert_eq!(read[0].header.games, 2);
+
+    let bytes = std::fs::read(&written[0]).unwrap();
+    let path = dir.join("damaged.shard");
+    std::fs::write(&path, &bytes[..bytes.len() - 7]).unwrap();
+    assert!(matches!(
+        Shard::read(&path),
+        Err(ShardError::Corrupt { .. })
+    ));
+    let mut flipped = bytes.clone();
+    let middle = flipped.len() / 2;
+    flipped[middle] ^= 0x40;
+    std::fs::write(&path, &flipped).unwrap();
+    assert!(matches!(
+        Shard::read(&path),
+        Err(ShardError::Corrupt { .. })
+    ));
+    std::fs::write(&path, b"DAMA").unwrap();
+    let error = Shard::read(&path).unwrap_err();
+    assert!(matches!(error, ShardError::NotAShard { .. }));
+    assert!(error.to_string().contains("damaged.shard"));
+    let wrong = Shard::read_for(&written[0], "english").unwrap_err();
+    assert!(wrong.to_string().contains("russian"), "{wrong}");
+
+    let mut other = read[0].clone();
+    other.header = ShardHeader {
+        encoding_version: 99,
+        ..other.header
+    };
+    std::fs::write(&path, other.to_bytes()).unwrap();
+    let version = Shard::read(&path).unwrap_err();
+    assert!(
+        version.to_string().contains("encoding version 99"),
+        "{version}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn configs_reject_unknown_keys_and_fill_defaults() {
+    let dir = temp_dir("config");
+    let path = dir.join("selfplay.toml");
+    std::fs::write(&path, "fast_simulations = 8\n[search]\nsimulations = 50\n").unwrap();
+    let config = SelfPlayConfig::read(&path).unwrap();
+    assert_eq!(config.fast_simulations, 8);
+    assert_eq!(config.search.simulations, 50);
+    assert_eq!(config.max_plies, SelfPlayConfig::default().max_plies);
+
+    std::fs::write(&path, "fast_simulations = 8\n[search]\nsimulatons = 50\n").unwrap();
+    let error = SelfPlayConfig::read(&path).unwrap_err().to_string();
+    assert!(error.contains("simulatons"), "{error}");
+    assert!(error.contains("selfplay.toml"), "{error}");
+    std::fs::write(&path, "fast_simulations = \"many\"\n").unwrap();
+    let error = SelfPlayConfig::read(&path).unwrap_err().to_string();
+    assert!(error.contains("fast_simulations"), "{error}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
