@@ -18,6 +18,8 @@ enum What {
     Engine(EngineArgs),
     /// Network evaluations per second, GFLOP/s against peak, self-play speed.
     Selfplay(crate::bench_selfplay::Args),
+    /// Training samples per second.
+    Train(crate::bench_train::Args),
 }
 
 #[derive(clap::Args)]
@@ -81,6 +83,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let args = match args.what {
         What::Engine(args) => args,
         What::Selfplay(args) => return crate::bench_selfplay::run(args),
+        What::Train(args) => return crate::bench_train::run(args),
     };
     let variants: Vec<Variant> = match args.variant {
         Some(v) => vec![v],

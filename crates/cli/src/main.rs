@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_selfplay;
+mod bench_train;
 mod board;
 mod dxp;
 mod hub;
@@ -11,6 +12,7 @@ mod opponent;
 mod perft;
 mod play;
 mod selfplay;
+mod train;
 mod variants;
 
 use clap::{Parser, Subcommand};
@@ -45,6 +47,8 @@ enum Command {
     Selfplay(selfplay::Args),
     /// Create networks (`damas model init`).
     Model(model::Args),
+    /// Train a network: self-play, training and evaluation, generation after generation.
+    Train(train::Args),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +63,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args),
         Command::Selfplay(args) => selfplay::run(args),
         Command::Model(args) => model::run(args),
+        Command::Train(args) => train::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

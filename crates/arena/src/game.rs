@@ -1,0 +1,122 @@
+//! One game between two players, with the variant's own end rules, a length cap and optional
+//! score adjudication.
+
+use crate::player::Player;
+use damas_rules::{Color, DrawReason, Game, Outcome, Rules, WinReason};
+
+/// When to stop a game early.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GameRules {
+    /// Plies after which an unfinished game is adjudicated drawn.
+    pub max_plies: u32,
+    /// Adjudicate a win when both players report a score beyond this (for the same side) for
+    /// `adjudicate_moves` consecutive moves; `None`: never.
+    pub adjudicate_score: Option<i32>,
+    /// Consecutive moves the scores must agree for.
+    pub adjudicate_moves: u32,
+}
+
+impl Default for GameRules {
+    fn default() -> Self {
+        GameRules {
+            max_plies: 300,
+            adjudicate_score: None,
+            adjudicate_moves: 4,
+        }
+    }
+}
+
+/// A finished game.
+#[derive(Clone, Debug)]
+pub struct PlayedGame<V: Rules> {
+    /// The game from its opening, every move played.
+    pub game: Game<V>,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Why, in words (forfeits carry the player's error).
+    pub reason: String,
+}
+
+/// Plays `opening` to its end between `white` and `black` (by colour of the side to move).
+pub fn play_game<V: Rules>(
+    white: &mut dyn Player<V>,
+    black: &mut dyn Player<V>,
+    opening: Game<V>,
+    rules: &GameRules,
+) -> PlayedGame<V> {
+    white.new_game();
+    black.new_game();
+    let mut game = opening;
+    // Consecutive moves on which the mover's score says this side is winning.
+    let mut agreed: Option<(Color, u32)> = None;
+    loop {
+        if let Some(outcome) = game.outcome() {
+            return PlayedGame {
+                reason: outcome.to_string(),
+                game,
+                outcome,
+            };
+        }
+        if game.ply() >= rules.max_plies {
+            let outcome = Outcome::Draw(DrawReason::Adjudication);
+            return PlayedGame {
+                reason: format!("draw: adjudicated after {} plies", rules.max_plies),
+                game,
+                outcome,
+            };
+        }
+        let turn = game.position().turn();
+        let player: &mut dyn Player<V> = match turn {
+            Color::White => &mut *white,
+            Color::Black => &mut *black,
+        };
+        let answer = match player.play(&game) {
+            Ok(answer) if game.legal_moves().contains(&answer.mv) => answer,
+            Ok(_) => {
+                return forfeit(game, turn, "played an illegal move".into());
+            }
+            Err(error) => return forfeit(game, turn, error.0),
+        };
+        if let (Some(threshold), Some(score)) = (rules.adjudicate_score, answer.score) {
+            let leader = if score >= threshold {
+                Some(turn)
+            } else if score <= -threshold {
+                Some(!turn)
+            } else {
+                None
+            };
+            agreed = match (leader, agreed) {
+                (Some(side), Some((previous, count))) if side == previous => {
+                    Some((side, count + 1))
+                }
+                (Some(side), _) => Some((side, 1)),
+                (None, _) => None,
+            };
+            if let Some((winner, count)) = agreed
+                && count >= 2 * rules.adjudicate_moves
+            {
+                game.play(&answer.mv);
+                return PlayedGame {
+                    reason: format!("{winner} wins by adjudication (both players' scores agree)"),
+                    game,
+                    outcome: Outcome::Win {
+                        winner,
+                        reason: WinReason::Adjudication,
+                    },
+                };
+            }
+        }
+        game.play(&answer.mv);
+    }
+}
+
+fn forfeit<V: Rules>(game: Game<V>, loser: Color, why: String) -> PlayedGame<V> {
+    PlayedGame {
+        reason: format!("{} forfeits: {why}", loser),
+        game,
+        outcome: Outcome::Win {
+            winner: !loser,
+            reason: WinReason::Forfeit,
+        },
+    }
+}

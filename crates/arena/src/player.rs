@@ -1,0 +1,125 @@
+//! Players: anything that picks a move in a game. Built-in: uniform random, the alpha-beta
+//! engine, and MCTS over any evaluator (a network checkpoint, or a stand-in).
+
+use damas_engine::{EngineConfig, Limits, Searcher};
+use damas_mcts::{Evaluator, Search, SearchConfig};
+use damas_rules::{Game, Move, Rules};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
+use std::sync::Arc;
+
+/// Why a player could not produce a move: it forfeits the game.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Forfeit(pub String);
+
+/// A move and, if the player has one, its score for the side to move (centipawn-like units
+/// for engines, value x 1000 for networks), used by adjudication.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Answer<V: Rules> {
+    /// The move, legal in the game.
+    pub mv: Move<V::Geometry>,
+    /// The player's evaluation after its search, if it reports one.
+    pub score: Option<i32>,
+}
+
+/// Something that plays moves.
+pub trait Player<V: Rules>: Send {
+    /// Called before each game.
+    fn new_game(&mut self) {}
+    /// The move to play in `game` (not finished); an error forfeits the game.
+    fn play(&mut self, game: &Game<V>) -> Result<Answer<V>, Forfeit>;
+}
+
+/// Picks uniformly among the legal moves.
+pub struct RandomPlayer(StdRng);
+
+impl RandomPlayer {
+    /// A random player with its own seed.
+    pub fn new(seed: u64) -> Self {
+        RandomPlayer(StdRng::seed_from_u64(seed))
+    }
+}
+
+impl<V: Rules> Player<V> for RandomPlayer {
+    fn play(&mut self, game: &Game<V>) -> Result<Answer<V>, Forfeit> {
+        let moves = game.legal_moves();
+        let mv = *moves
+            .choose(&mut self.0)
+            .ok_or_else(|| Forfeit("no legal move".into()))?;
+        Ok(Answer { mv, score: None })
+    }
+}
+
+/// The alpha-beta engine under fixed limits.
+pub struct AlphaBetaPlayer<V: Rules> {
+    searcher: Box<Searcher<V>>,
+    limits: Limits,
+}
+
+impl<V: Rules> AlphaBetaPlayer<V> {
+    /// The engine with its default settings for `V`, randomised ties seeded by `seed`.
+    pub fn new(limits: Limits, seed: u64) -> Self {
+        let mut config = EngineConfig::for_rules::<V>();
+        config.randomize = true;
+        config.seed = seed;
+        AlphaBetaPlayer {
+            searcher: Box::new(Searcher::new(config)),
+            limits,
+        }
+    }
+}
+
+impl<V: Rules> Player<V> for AlphaBetaPlayer<V> {
+    fn new_game(&mut self) {
+        self.searcher.clear();
+    }
+
+    fn play(&mut self, game: &Game<V>) -> Result<Answer<V>, Forfeit> {
+        let result = self.searcher.search(game, &self.limits, |_| {});
+        let mv = result
+            .best
+            .ok_or_else(|| Forfeit("the engine found no move".into()))?;
+        Ok(Answer {
+            mv,
+            score: Some(result.info.score),
+        })
+    }
+}
+
+/// MCTS over an evaluator, a fixed number of simulations per move, no noise, most visited move.
+pub struct MctsPlayer<V: Rules> {
+    evaluator: Arc<dyn Evaluator<V> + Send>,
+    config: SearchConfig,
+    seed: u64,
+}
+
+impl<V: Rules> MctsPlayer<V> {
+    /// A player searching `config.simulations` per move with `evaluator`.
+    pub fn new(evaluator: Arc<dyn Evaluator<V> + Send>, config: SearchConfig, seed: u64) -> Self {
+        MctsPlayer {
+            evaluator,
+            config,
+            seed,
+        }
+    }
+}
+
+impl<V: Rules> Player<V> for MctsPlayer<V> {
+    fn play(&mut self, game: &Game<V>) -> Result<Answer<V>, Forfeit> {
+        self.seed = self.seed.wrapping_add(1);
+        let mut search = Search::new(game.clone(), self.config.clone(), self.seed);
+        search.start(self.config.simulations, false);
+        search.run(&self.evaluator.as_ref());
+        let report = search.report();
+        if report.moves.is_empty() {
+            return Err(Forfeit("no legal move".into()));
+        }
+        let index = search.choose(0.0);
+        Ok(Answer {
+            mv: report.moves[index],
+            score: Some((report.value * 1000.0) as i32),
+        })
+    }
+}

@@ -1,0 +1,86 @@
+//! `damas train --config configs/<name>.toml`: the training loop in `runs/<name>/`, resumable;
+//! progress bars per phase, or plain log lines with `--quiet`.
+
+use damas_rules::{Rules, Variant, VariantVisitor};
+use damas_train::{Progress, Run, TrainConfig};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+
+/// Arguments of `damas train`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The run's config (TOML); see configs/.
+    #[arg(long)]
+    config: PathBuf,
+    /// Directory holding the runs.
+    #[arg(long, default_value = "runs")]
+    runs: PathBuf,
+    /// No progress bars: only the per-generation summary lines.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Progress bars with indicatif, or nothing but lines.
+struct Bars {
+    bar: Option<ProgressBar>,
+    quiet: bool,
+}
+
+impl Progress for Bars {
+    fn start(&mut self, phase: &str, total: u64) {
+        if self.quiet {
+            return;
+        }
+        let bar = ProgressBar::new(total);
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>28} {bar:30} {pos}/{len} {elapsed} {msg}")
+                .expect("valid template"),
+        );
+        bar.set_prefix(phase.to_string());
+        self.bar = Some(bar);
+    }
+
+    fn update(&mut self, done: u64, message: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
+            bar.set_message(message.to_string());
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn line(&mut self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(text),
+            None => println!("{text}"),
+        }
+    }
+}
+
+struct Train<'a>(&'a Args, &'a TrainConfig, &'a str);
+
+impl VariantVisitor for Train<'_> {
+    type Output = anyhow::Result<()>;
+    fn visit<V: Rules>(self) -> anyhow::Result<()> {
+        let Train(args, config, text) = self;
+        let mut bars = Bars {
+            bar: None,
+            quiet: args.quiet,
+        };
+        let mut run = Run::<V>::open(config, text, &args.runs, &mut bars)?;
+        run.run()?;
+        Ok(())
+    }
+}
+
+/// Runs `damas train`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let config = TrainConfig::read(&args.config)?;
+    let text = std::fs::read_to_string(&args.config)?;
+    let variant: Variant = config.variant.parse().map_err(anyhow::Error::msg)?;
+    variant.visit(Train(&args, &config, &text))
+}

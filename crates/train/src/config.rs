@@ -1,0 +1,231 @@
+//! A training run's config file (`configs/<name>.toml`). Every section and key has a default;
+//! unknown keys are errors that name the key and the line.
+
+use damas_selfplay::SelfPlayConfig;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The whole run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainConfig {
+    /// Run name: the run lives in `runs/<name>/`.
+    pub name: String,
+    /// Variant to learn.
+    pub variant: String,
+    /// Generations to run (self-play, training, evaluation each); a resumed run stops here too.
+    pub generations: u32,
+    /// Self-play games per generation.
+    pub games_per_generation: u32,
+    /// The first generation's games use the alpha-beta engine's static evaluation instead of
+    /// the untrained network (a cheap bootstrap).
+    #[serde(default)]
+    pub bootstrap_with_static_eval: bool,
+    /// Seed of everything random in the run.
+    #[serde(default)]
+    pub seed: u64,
+    /// Network size.
+    #[serde(default)]
+    pub network: NetworkSection,
+    /// Self-play settings.
+    #[serde(default)]
+    pub selfplay: SelfPlayConfig,
+    /// Optimisation settings.
+    #[serde(default)]
+    pub training: TrainingSection,
+    /// Evaluation after each generation.
+    #[serde(default)]
+    pub evaluation: EvaluationSection,
+}
+
+/// `[network]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetworkSection {
+    /// Residual blocks.
+    pub blocks: usize,
+    /// Channels per convolution.
+    pub channels: usize,
+}
+
+impl Default for NetworkSection {
+    fn default() -> Self {
+        NetworkSection {
+            blocks: 6,
+            channels: 64,
+        }
+    }
+}
+
+/// Which optimiser.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Optimizer {
+    /// Adam with L2 added to the gradient.
+    Adam,
+    /// SGD with Nesterov momentum 0.9 and L2.
+    Sgd,
+}
+
+/// `[training]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainingSection {
+    /// Positions per training step.
+    pub batch_size: usize,
+    /// Training samples drawn per new self-play sample (caps steps so a small window is not
+    /// overfitted): steps = new samples x this / batch size.
+    pub samples_per_new_sample: f64,
+    /// Smallest replay window (samples), while there are that many.
+    pub window_min: usize,
+    /// Largest replay window (samples); also bounds the memory the window takes.
+    pub window_max: usize,
+    /// Between those, the window holds this fraction of all samples ever made (it grows with
+    /// the data, as KataGo's shuffler's does).
+    pub window_fraction: f64,
+    /// The optimiser.
+    pub optimizer: Optimizer,
+    /// Learning rate schedule: (first step, rate) pairs, piecewise constant.
+    pub learning_rate: Vec<(u64, f64)>,
+    /// L2 penalty on the weights.
+    pub l2: f32,
+    /// Weight of the value loss against the policy loss.
+    pub value_weight: f32,
+    /// Threads of the rayon pool burn's kernels run on.
+    pub threads: usize,
+}
+
+impl Default for TrainingSection {
+    fn default() -> Self {
+        TrainingSection {
+            batch_size: 256,
+            samples_per_new_sample: 4.0,
+            window_min: 20_000,
+            window_max: 500_000,
+            window_fraction: 0.5,
+            optimizer: Optimizer::Adam,
+            learning_rate: vec![(0, 1e-3)],
+            l2: 1e-4,
+            value_weight: 1.0,
+            threads: 2,
+        }
+    }
+}
+
+impl TrainingSection {
+    /// The learning rate at `step`.
+    pub fn learning_rate_at(&self, step: u64) -> f64 {
+        self.learning_rate
+            .iter()
+            .rev()
+            .find(|(from, _)| *from <= step)
+            .or(self.learning_rate.first())
+            .map_or(1e-3, |(_, rate)| *rate)
+    }
+}
+
+/// `[evaluation]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EvaluationSection {
+    /// Games against the alpha-beta baseline per generation (0: none).
+    pub baseline_games: u32,
+    /// The baseline's search depth.
+    pub baseline_depth: u32,
+    /// Games against the previous checkpoint per generation (0: none).
+    pub previous_games: u32,
+    /// Simulations per move of the network players.
+    pub simulations: u32,
+    /// Gating: the new network becomes the self-play network only if it scores at least
+    /// `gate_score` against the current one.
+    pub gating: bool,
+    /// Score needed to pass the gate.
+    pub gate_score: f64,
+    /// Games played at once.
+    pub concurrency: usize,
+    /// Random plies of the evaluation openings (each played with both colours).
+    pub opening_plies: u32,
+    /// Games between the final checkpoint and the untrained first one when the run ends
+    /// (0: none); the log prints the score with its error bar.
+    pub final_games: u32,
+}
+
+impl Default for EvaluationSection {
+    fn default() -> Self {
+        EvaluationSection {
+            baseline_games: 20,
+            baseline_depth: 2,
+            previous_games: 20,
+            simulations: 64,
+            gating: false,
+            gate_score: 0.55,
+            concurrency: 2,
+            opening_plies: 4,
+            final_games: 0,
+        }
+    }
+}
+
+/// Why a config could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The system's reason.
+        source: std::io::Error,
+    },
+    /// Malformed TOML, an unknown key, a wrong type, or a bad value.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and where.
+        message: String,
+    },
+}
+
+impl TrainConfig {
+    /// Reads and checks a config file.
+    pub fn read(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&text).map_err(|message| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            message,
+        })
+    }
+
+    /// Parses and checks config text.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let config: TrainConfig = toml::from_str(text).map_err(|e| e.to_string())?;
+        config
+            .variant
+            .parse::<damas_rules::Variant>()
+            .map_err(|e| e.to_string())?;
+        let bad = |what: &str| Err(format!("invalid value: {what}"));
+        if config.name.is_empty()
+            || config.name.contains(['/', '\\'])
+            || config.name.starts_with('.')
+        {
+            return bad("`name` must be a plain directory name");
+        }
+        if config.training.batch_size == 0 {
+            return bad("`training.batch_size` must be at least 1");
+        }
+        if config.training.window_min > config.training.window_max {
+            return bad("`training.window_min` is larger than `training.window_max`");
+        }
+        if config.training.learning_rate.is_empty() {
+            return bad("`training.learning_rate` needs at least one (step, rate) pair");
+        }
+        if config.games_per_generation == 0 {
+            return bad("`games_per_generation` must be at least 1");
+        }
+        Ok(config)
+    }
+}

@@ -1,0 +1,715 @@
+//! The training loop of one run directory: generation after generation, self-play with the
+//! current network, training on the replay window, a checkpoint, and an evaluation.
+//!
+//! The directory is the database. Each step leaves a file that is written atomically, and
+//! resuming looks only at those files:
+//! - `shards/genNNNNNN-*.shard` and `games/genNNNNNN-*.pdn`, then `shards/genNNNNNN.done`
+//!   (self-play of generation N complete, with its statistics);
+//! - `checkpoints/NNNNNN/` (training of generation N complete: weights, optimiser, meta);
+//! - `checkpoints/NNNNNN/eval.json` (its evaluation complete);
+//! - `best` (the self-play network when gating is on).
+//!
+//! A generation found half done is redone from its last complete step; nothing complete is
+//! ever rewritten.
+
+use crate::config::TrainConfig;
+use crate::events::Board;
+use crate::replay::ReplayWindow;
+use crate::trainer::{TrainMetrics, Trainer};
+use damas_arena::{
+    AlphaBetaPlayer, BoxedFactory, EloEstimate, GameRules, MctsPlayer, Player, PlayerFactory, Wdl,
+    balanced_openings, elo_estimate, run_match,
+};
+use damas_engine::Limits;
+use damas_mcts::{Evaluator, SearchConfig, StaticEvaluator};
+use damas_nn::{BoardShape, CheckpointMeta, NetEvaluator, NetworkConfig, load_network};
+use damas_rules::{Game, Rules};
+use damas_selfplay::shard::write_atomically;
+use damas_selfplay::{ShardWriter, Stats, TimedEvaluator, play_games};
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// How the loop reports progress; the command line draws bars, tests stay silent.
+pub trait Progress {
+    /// A phase starts with `total` units of work.
+    fn start(&mut self, phase: &str, total: u64);
+    /// `done` units of the phase are done; `message` says how it goes.
+    fn update(&mut self, done: u64, message: &str);
+    /// The phase is over.
+    fn finish(&mut self);
+    /// A line for the user (also written to `log.txt`).
+    fn line(&mut self, text: &str);
+}
+
+/// Reports nothing.
+pub struct Silent;
+
+impl Progress for Silent {
+    fn start(&mut self, _: &str, _: u64) {}
+    fn update(&mut self, _: u64, _: &str) {}
+    fn finish(&mut self) {}
+    fn line(&mut self, _: &str) {}
+}
+
+/// Why a run stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// A file of the run could not be read or written.
+    #[error("{path}: {message}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// The run directory holds a different run.
+    #[error("{0}")]
+    Mismatch(String),
+}
+
+fn file_error(path: &Path) -> impl FnOnce(String) -> RunError + '_ {
+    move |message| RunError::File {
+        path: path.to_path_buf(),
+        message,
+    }
+}
+
+/// The files of a run.
+#[derive(Clone, Debug)]
+pub struct RunPaths {
+    /// `runs/<name>`.
+    pub root: PathBuf,
+    /// `checkpoints/`.
+    pub checkpoints: PathBuf,
+    /// `shards/`.
+    pub shards: PathBuf,
+    /// `games/`.
+    pub games: PathBuf,
+    /// `tensorboard/`.
+    pub tensorboard: PathBuf,
+}
+
+impl RunPaths {
+    /// The paths of run directory `root`.
+    pub fn new(root: &Path) -> Self {
+        RunPaths {
+            root: root.to_path_buf(),
+            checkpoints: root.join("checkpoints"),
+            shards: root.join("shards"),
+            games: root.join("games"),
+            tensorboard: root.join("tensorboard"),
+        }
+    }
+
+    /// Checkpoint directory of generation `generation`.
+    pub fn checkpoint(&self, generation: u32) -> PathBuf {
+        self.checkpoints.join(format!("{generation:06}"))
+    }
+
+    /// Generations with a complete checkpoint, in order.
+    pub fn generations(&self) -> Vec<u32> {
+        let mut found: Vec<u32> = std::fs::read_dir(&self.checkpoints)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().join("meta.json").exists())
+            .filter_map(|e| e.file_name().to_str()?.parse().ok())
+            .collect();
+        found.sort_unstable();
+        found
+    }
+}
+
+/// Statistics of one generation's self-play, kept in `shards/genNNNNNN.done`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SelfPlayDone {
+    /// Games played.
+    pub games: u32,
+    /// Samples recorded.
+    pub samples: u64,
+    /// Plies played.
+    pub plies: u64,
+    /// First player's wins, draws, second player's wins.
+    pub results: (u32, u32, u32),
+    /// Resignations; resignation-check games in which a side would have resigned; of those,
+    /// the ones it would not have lost.
+    pub resignations: (u32, u32, u32),
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Share of the time inside the network.
+    pub network_share: f64,
+}
+
+/// One checkpoint's evaluation, kept in `checkpoints/NNNNNN/eval.json`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Evaluation {
+    /// Results against the alpha-beta baseline.
+    pub baseline: Option<Wdl>,
+    /// Elo against the baseline with its interval.
+    pub baseline_elo: Option<EloEstimate>,
+    /// Results against the previous checkpoint.
+    pub previous: Option<Wdl>,
+    /// Elo against the previous checkpoint.
+    pub previous_elo: Option<EloEstimate>,
+    /// Whether it became the self-play network.
+    pub promoted: bool,
+}
+
+/// What a finished run reports.
+#[derive(Clone, Debug, Default)]
+pub struct RunSummary {
+    /// The last generation with a checkpoint.
+    pub generation: u32,
+    /// The final checkpoint against the first, if that match was configured.
+    pub final_vs_first: Option<(Wdl, EloEstimate)>,
+}
+
+/// The loop over one run; see the module documentation.
+pub struct Run<'a, V: Rules> {
+    config: &'a TrainConfig,
+    paths: RunPaths,
+    board: Board,
+    log: std::fs::File,
+    progress: &'a mut dyn Progress,
+    openings: Vec<Game<V>>,
+}
+
+impl<'a, V: Rules> Run<'a, V> {
+    /// Opens (or creates) the run directory `runs_dir/<name>` for `config`, whose text is
+    /// `config_text` (copied into the run). Refuses a directory made by a different variant or
+    /// network.
+    pub fn open(
+        config: &'a TrainConfig,
+        config_text: &str,
+        runs_dir: &Path,
+        progress: &'a mut dyn Progress,
+    ) -> Result<Self, RunError> {
+        let paths = RunPaths::new(&runs_dir.join(&config.name));
+        for dir in [
+            &paths.checkpoints,
+            &paths.shards,
+            &paths.games,
+            &paths.tensorboard,
+        ] {
+            std::fs::create_dir_all(dir).map_err(|e| file_error(dir)(e.to_string()))?;
+        }
+        let copy = paths.root.join("config.toml");
+        if let Ok(previous) = std::fs::read_to_string(&copy)
+            && let Ok(previous) = TrainConfig::parse(&previous)
+            && (previous.variant != config.variant || previous.network != config.network)
+        {
+            return Err(RunError::Mismatch(format!(
+                "{} holds a run of {} with a {}x{} network; this config asks for {} with {}x{} \
+                 (use another name)",
+                paths.root.display(),
+                previous.variant,
+                previous.network.blocks,
+                previous.network.channels,
+                config.variant,
+                config.network.blocks,
+                config.network.channels
+            )));
+        }
+        write_atomically(&copy, config_text.as_bytes())
+            .map_err(|e| file_error(&copy)(e.to_string()))?;
+        let log_path = paths.root.join("log.txt");
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log_path)
+            .map_err(|e| file_error(&log_path)(e.to_string()))?;
+        let evaluation = &config.evaluation;
+        let openings = balanced_openings::<V>(
+            (evaluation
+                .baseline_games
+                .max(evaluation.previous_games)
+                .max(evaluation.final_games) as usize)
+                .div_ceil(2)
+                .max(1),
+            evaluation.opening_plies,
+            60,
+            config.seed,
+        );
+        Ok(Run {
+            config,
+            board: Board::new(&paths.tensorboard),
+            paths,
+            log,
+            progress,
+            openings,
+        })
+    }
+
+    /// The run's files.
+    pub fn paths(&self) -> &RunPaths {
+        &self.paths
+    }
+
+    fn say(&mut self, text: &str) {
+        self.progress.line(text);
+        let _ = writeln!(self.log, "{text}");
+        let _ = self.log.flush();
+    }
+
+    fn network_config(&self) -> NetworkConfig {
+        NetworkConfig::new(BoardShape::of::<V>())
+            .with_blocks(self.config.network.blocks)
+            .with_channels(self.config.network.channels)
+    }
+
+    /// Runs generations until `config.generations` have checkpoints and evaluations.
+    pub fn run(&mut self) -> Result<RunSummary, RunError> {
+        damas_nn::set_inference_threads(self.config.training.threads);
+        if self.paths.generations().is_empty() {
+            let trainer = Trainer::<V>::new(
+                &self.network_config(),
+                &self.config.training,
+                self.config.seed,
+            );
+            let meta = CheckpointMeta::new::<V>(self.network_config());
+            let dir = self.paths.checkpoint(0);
+            trainer
+                .save(&dir, &meta, vec![])
+                .map_err(|e| file_error(&dir)(e.to_string()))?;
+            self.say(&format!(
+                "{}: new run of {}, generation 0 is an untrained network",
+                self.config.name,
+                V::NAME
+            ));
+        }
+        let mut generation = *self
+            .paths
+            .generations()
+            .last()
+            .expect("generation 0 exists");
+        if generation > 0 && !self.paths.checkpoint(generation).join("eval.json").exists() {
+            self.evaluate(generation)?;
+        }
+        if generation > 0 {
+            self.say(&format!("resuming after generation {generation}"));
+        }
+        while generation < self.config.generations {
+            generation += 1;
+            let started = Instant::now();
+            let done = self.self_play(generation)?;
+            let selfplay_seconds = started.elapsed().as_secs_f64();
+            let trained = Instant::now();
+            let metrics = self.train(generation, &done)?;
+            let train_seconds = trained.elapsed().as_secs_f64();
+            let evaluation = self.evaluate(generation)?;
+            let baseline = evaluation.baseline.zip(evaluation.baseline_elo).map_or(
+                "not played".into(),
+                |(wdl, elo)| {
+                    format!(
+                        "{:.1}% ({}/{}/{}), {elo}",
+                        100.0 * wdl.score(),
+                        wdl.wins,
+                        wdl.draws,
+                        wdl.losses
+                    )
+                },
+            );
+            self.say(&format!(
+                "generation {generation}: {} games, {} positions, {:.1} plies avg; policy loss {:.3}, \
+                 value loss {:.3}, value accuracy {:.1}%; vs baseline: {baseline}; self-play {:.0}s, \
+                 training {:.0}s (ratio {:.1})",
+                done.games,
+                done.samples,
+                done.plies as f64 / done.games.max(1) as f64,
+                metrics.policy_loss,
+                metrics.value_loss,
+                100.0 * metrics.value_accuracy,
+                selfplay_seconds,
+                train_seconds,
+                selfplay_seconds / train_seconds.max(1e-9)
+            ));
+            self.board.scalar(
+                "time/selfplay_to_training_ratio",
+                selfplay_seconds / train_seconds.max(1e-9),
+                u64::from(generation),
+            );
+            self.board.flush();
+        }
+        let mut summary = RunSummary {
+            generation,
+            final_vs_first: None,
+        };
+        if self.config.evaluation.final_games > 0 && generation > 0 {
+            let wdl = self.net_match(
+                generation,
+                0,
+                self.config.evaluation.final_games,
+                "final vs first",
+            )?;
+            let elo = elo_estimate(wdl);
+            self.say(&format!(
+                "final checkpoint {generation} vs first (0): {:.1}% ({}/{}/{} in {} games), {elo}",
+                100.0 * wdl.score(),
+                wdl.wins,
+                wdl.draws,
+                wdl.losses,
+                wdl.games()
+            ));
+            summary.final_vs_first = Some((wdl, elo));
+        }
+        self.board.flush();
+        Ok(summary)
+    }
+
+    /// The generation whose network plays self-play games: the latest, or with gating the
+    /// last one promoted.
+    fn self_play_generation(&self, before: u32) -> u32 {
+        if !self.config.evaluation.gating {
+            return before;
+        }
+        std::fs::read_to_string(self.paths.root.join("best"))
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+            .filter(|&best| best <= before)
+            .unwrap_or(0)
+    }
+
+    fn self_play(&mut self, generation: u32) -> Result<SelfPlayDone, RunError> {
+        let prefix = format!("gen{generation:06}");
+        let marker = self.paths.shards.join(format!("{prefix}.done"));
+        if let Ok(text) = std::fs::read_to_string(&marker)
+            && let Ok(done) = serde_json::from_str::<SelfPlayDone>(&text)
+        {
+            return Ok(done);
+        }
+        // Leftovers of an interrupted self-play of this generation are incomplete: start over.
+        for dir in [&self.paths.shards, &self.paths.games] {
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                    let _ = std::fs::remove_file(entry.path());
+                }
+            }
+        }
+        let player = self.self_play_generation(generation - 1);
+        let (evaluator, model): (Box<dyn Evaluator<V>>, String) =
+            if generation == 1 && self.config.bootstrap_with_static_eval {
+                (
+                    Box::new(StaticEvaluator::<V>::default()),
+                    "static-eval".into(),
+                )
+            } else {
+                (
+                    self.load_evaluator(player)?,
+                    format!("{}/{player:06}", self.config.name),
+                )
+            };
+        let evaluator = TimedEvaluator::new(evaluator);
+        let mut writer = ShardWriter::new(
+            &self.paths.shards,
+            &self.paths.games,
+            &prefix,
+            V::NAME,
+            &model,
+            self.config.selfplay.games_per_shard,
+        );
+        let games = self.config.games_per_generation;
+        self.progress.start(
+            &format!("generation {generation} self-play"),
+            u64::from(games),
+        );
+        let started = Instant::now();
+        let mut stats = Stats::default();
+        let mut failure = None;
+        let mut lengths = Vec::new();
+        let seed = self.config.seed ^ u64::from(generation).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let progress = &mut *self.progress;
+        play_games::<V, _>(
+            &self.config.selfplay,
+            &evaluator,
+            games,
+            seed,
+            &model,
+            &[],
+            |record| {
+                stats.add(&record);
+                lengths.push(f64::from(record.plies));
+                if failure.is_none()
+                    && let Err(error) = writer.add(record)
+                {
+                    failure = Some(error);
+                }
+                let seconds = started.elapsed().as_secs_f64();
+                progress.update(
+                    u64::from(stats.games),
+                    &format!(
+                        "{:.1} positions/s, {:.1} plies avg, W/D/L {}/{}/{}",
+                        stats.samples as f64 / seconds.max(1e-9),
+                        stats.average_plies(),
+                        stats.white_wins,
+                        stats.draws,
+                        stats.black_wins
+                    ),
+                );
+            },
+        );
+        self.progress.finish();
+        if let Some(error) = failure {
+            return Err(file_error(&self.paths.shards)(error.to_string()));
+        }
+        writer
+            .flush()
+            .map_err(|e| file_error(&self.paths.shards)(e.to_string()))?;
+        let seconds = started.elapsed().as_secs_f64();
+        let threads = self.config.selfplay.workers.max(1) as f64;
+        let done = SelfPlayDone {
+            games: stats.games,
+            samples: stats.samples,
+            plies: stats.plies,
+            results: (stats.white_wins, stats.draws, stats.black_wins),
+            resignations: (
+                stats.resignations,
+                stats.would_resign,
+                stats.false_resignations,
+            ),
+            seconds,
+            network_share: evaluator.time().as_secs_f64() / (seconds * threads).max(1e-9),
+        };
+        let step = u64::from(generation);
+        let board = &mut self.board;
+        board.scalar(
+            "selfplay/positions_per_second",
+            stats.samples as f64 / seconds.max(1e-9),
+            step,
+        );
+        board.scalar("selfplay/game_length", stats.average_plies(), step);
+        board.histogram("selfplay/game_lengths", &lengths, 20, step);
+        let games = f64::from(stats.games.max(1));
+        board.scalar(
+            "selfplay/first_player_wins",
+            f64::from(stats.white_wins) / games,
+            step,
+        );
+        board.scalar("selfplay/draws", f64::from(stats.draws) / games, step);
+        board.scalar(
+            "selfplay/second_player_wins",
+            f64::from(stats.black_wins) / games,
+            step,
+        );
+        board.scalar("selfplay/network_time_share", done.network_share, step);
+        let text = serde_json::to_string_pretty(&done).expect("serializable");
+        write_atomically(&marker, text.as_bytes())
+            .map_err(|e| file_error(&marker)(e.to_string()))?;
+        Ok(done)
+    }
+
+    fn load_evaluator(&self, generation: u32) -> Result<Box<dyn Evaluator<V>>, RunError> {
+        let dir = self.paths.checkpoint(generation);
+        let device = damas_nn::cpu();
+        let (network, _) =
+            load_network::<V>(&dir, &device).map_err(|e| file_error(&dir)(e.to_string()))?;
+        Ok(Box::new(NetEvaluator::<V>::new(&network, &device)))
+    }
+
+    /// Samples made by every generation up to `generation` (from the self-play markers).
+    fn total_samples(&self, generation: u32) -> u64 {
+        (1..=generation)
+            .filter_map(|g| {
+                let marker = self.paths.shards.join(format!("gen{g:06}.done"));
+                let text = std::fs::read_to_string(marker).ok()?;
+                Some(serde_json::from_str::<SelfPlayDone>(&text).ok()?.samples)
+            })
+            .sum()
+    }
+
+    fn train(&mut self, generation: u32, done: &SelfPlayDone) -> Result<TrainMetrics, RunError> {
+        let previous = self.paths.checkpoint(generation - 1);
+        let (mut trainer, meta) = Trainer::<V>::resume(&previous, &self.config.training)
+            .map_err(|e| file_error(&previous)(e.to_string()))?;
+        let training = &self.config.training;
+        let total = self.total_samples(generation);
+        let window_size = ReplayWindow::size_for(training, total);
+        let window = ReplayWindow::load(&self.paths.shards, V::NAME, window_size)
+            .map_err(|e| file_error(&self.paths.shards)(e.to_string()))?;
+        let steps = ((done.samples as f64 * training.samples_per_new_sample)
+            / training.batch_size as f64)
+            .ceil() as u64;
+        self.progress
+            .start(&format!("generation {generation} training"), steps);
+        let mut rng =
+            rand::SeedableRng::seed_from_u64(self.config.seed ^ u64::from(generation) << 20);
+        for i in 0..steps {
+            if window.is_empty() {
+                break;
+            }
+            let batch = window.sample(training.batch_size, &mut rng);
+            let metrics = trainer.train_step(&batch);
+            let step = trainer.step();
+            let board = &mut self.board;
+            board.scalar("loss/policy", metrics.policy_loss, step);
+            board.scalar("loss/value", metrics.value_loss, step);
+            board.scalar("train/policy_entropy", metrics.policy_entropy, step);
+            board.scalar("train/value_accuracy", metrics.value_accuracy, step);
+            board.scalar("train/learning_rate", trainer.learning_rate(), step);
+            self.progress.update(
+                i + 1,
+                &format!(
+                    "policy {:.3} value {:.3}",
+                    metrics.policy_loss, metrics.value_loss
+                ),
+            );
+        }
+        self.progress.finish();
+        let metrics = trainer.take_metrics();
+        self.board.scalar(
+            "train/window_samples",
+            window.len() as f64,
+            u64::from(generation),
+        );
+        let mut meta = CheckpointMeta { generation, ..meta };
+        meta.metrics.extend([
+            ("policy_loss".to_string(), metrics.policy_loss),
+            ("value_loss".to_string(), metrics.value_loss),
+            ("policy_entropy".to_string(), metrics.policy_entropy),
+            ("value_accuracy".to_string(), metrics.value_accuracy),
+            ("total_samples".to_string(), total as f64),
+            ("window_samples".to_string(), window.len() as f64),
+        ]);
+        let dir = self.paths.checkpoint(generation);
+        let config_copy = std::fs::read(self.paths.root.join("config.toml")).unwrap_or_default();
+        trainer
+            .save(&dir, &meta, vec![("config.toml", config_copy)])
+            .map_err(|e| file_error(&dir)(e.to_string()))?;
+        Ok(metrics)
+    }
+
+    /// A match between two checkpoints under MCTS; results for the first.
+    fn net_match(
+        &mut self,
+        first: u32,
+        second: u32,
+        games: u32,
+        what: &str,
+    ) -> Result<Wdl, RunError> {
+        let a = self.mcts_factory(first)?;
+        let b = self.mcts_factory(second)?;
+        Ok(self.play(&*a, &*b, games, what))
+    }
+
+    fn mcts_factory(&self, generation: u32) -> Result<BoxedFactory<V>, RunError> {
+        let evaluator: Arc<dyn Evaluator<V> + Send> = Arc::from(self.load_net(generation)?);
+        let config = SearchConfig {
+            simulations: self.config.evaluation.simulations,
+            ..self.config.selfplay.search.clone()
+        };
+        Ok(Box::new(move |seed| {
+            Box::new(MctsPlayer::new(evaluator.clone(), config.clone(), seed)) as Box<dyn Player<V>>
+        }))
+    }
+
+    fn load_net(&self, generation: u32) -> Result<Box<dyn Evaluator<V> + Send>, RunError> {
+        let dir = self.paths.checkpoint(generation);
+        let device = damas_nn::cpu();
+        let (network, _) =
+            load_network::<V>(&dir, &device).map_err(|e| file_error(&dir)(e.to_string()))?;
+        Ok(Box::new(NetEvaluator::<V>::new(&network, &device)))
+    }
+
+    fn play(
+        &mut self,
+        first: PlayerFactory<'_, V>,
+        second: PlayerFactory<'_, V>,
+        games: u32,
+        what: &str,
+    ) -> Wdl {
+        let mut total = Wdl::default();
+        self.progress.start(what, u64::from(games));
+        let rules = GameRules {
+            max_plies: self.config.selfplay.max_plies,
+            ..GameRules::default()
+        };
+        let progress = &mut *self.progress;
+        run_match(
+            first,
+            second,
+            &self.openings,
+            games,
+            &[],
+            self.config.evaluation.concurrency,
+            &rules,
+            self.config.seed,
+            |game| {
+                damas_arena::matches::add(&mut total, game.first_result());
+                progress.update(
+                    u64::from(total.games()),
+                    &format!(
+                        "{:.1}% ({}/{}/{})",
+                        100.0 * total.score(),
+                        total.wins,
+                        total.draws,
+                        total.losses
+                    ),
+                );
+                true
+            },
+        );
+        self.progress.finish();
+        total
+    }
+
+    fn evaluate(&mut self, generation: u32) -> Result<Evaluation, RunError> {
+        let evaluation_config = self.config.evaluation.clone();
+        let mut evaluation = Evaluation::default();
+        let step = u64::from(generation);
+        if evaluation_config.baseline_games > 0 {
+            let net = self.mcts_factory(generation)?;
+            let depth = evaluation_config.baseline_depth;
+            let baseline = move |seed| {
+                Box::new(AlphaBetaPlayer::<V>::new(Limits::depth(depth), seed))
+                    as Box<dyn Player<V>>
+            };
+            let wdl = self.play(
+                &*net,
+                &baseline,
+                evaluation_config.baseline_games,
+                "vs baseline",
+            );
+            let elo = elo_estimate(wdl);
+            self.board
+                .scalar("eval/score_vs_baseline", wdl.score(), step);
+            self.board.scalar("eval/elo_vs_baseline", elo.elo, step);
+            evaluation.baseline = Some(wdl);
+            evaluation.baseline_elo = Some(elo);
+        }
+        let current = self.self_play_generation(generation - 1);
+        if evaluation_config.previous_games > 0 {
+            let wdl = self.net_match(
+                generation,
+                current,
+                evaluation_config.previous_games,
+                "vs previous",
+            )?;
+            let elo = elo_estimate(wdl);
+            self.board
+                .scalar("eval/score_vs_previous", wdl.score(), step);
+            self.board.scalar("eval/elo_vs_previous", elo.elo, step);
+            evaluation.previous = Some(wdl);
+            evaluation.previous_elo = Some(elo);
+        }
+        evaluation.promoted = !evaluation_config.gating
+            || evaluation
+                .previous
+                .is_none_or(|wdl| wdl.score() >= evaluation_config.gate_score);
+        if evaluation_config.gating {
+            let best = if evaluation.promoted {
+                generation
+            } else {
+                current
+            };
+            let path = self.paths.root.join("best");
+            write_atomically(&path, format!("{best}\n").as_bytes())
+                .map_err(|e| file_error(&path)(e.to_string()))?;
+        }
+        let path = self.paths.checkpoint(generation).join("eval.json");
+        let text = serde_json::to_string_pretty(&evaluation).expect("serializable");
+        write_atomically(&path, text.as_bytes()).map_err(|e| file_error(&path)(e.to_string()))?;
+        Ok(evaluation)
+    }
+}

@@ -1,0 +1,230 @@
+//! One network being trained: the burn model on an autodiff device, its optimiser, and the
+//! training step (policy cross-entropy + win/draw/loss cross-entropy, L2 in the optimiser).
+
+use crate::config::{Optimizer, TrainingSection};
+use burn::optim::decay::WeightDecayConfig;
+use burn::optim::momentum::MomentumConfig;
+use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer, SgdConfig};
+use burn::prelude::*;
+use burn::tensor::Bytes;
+use burn::tensor::activation::log_softmax;
+use damas_nn::checkpoint::ExtraFiles;
+use damas_nn::{
+    BoardShape, CheckpointError, CheckpointMeta, Network, NetworkConfig, load_network,
+    save_checkpoint,
+};
+use damas_rules::Rules;
+use damas_selfplay::Sample;
+use std::marker::PhantomData;
+use std::path::Path;
+
+/// Averages over the steps of one training phase.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TrainMetrics {
+    /// Steps taken.
+    pub steps: u64,
+    /// Policy cross-entropy against the search's targets.
+    pub policy_loss: f64,
+    /// Win/draw/loss cross-entropy against the game results.
+    pub value_loss: f64,
+    /// Entropy of the network's policy.
+    pub policy_entropy: f64,
+    /// Share of positions whose most likely result (win, draw, loss) was the actual one.
+    pub value_accuracy: f64,
+}
+
+impl TrainMetrics {
+    fn add(&mut self, other: &TrainMetrics) {
+        let n = self.steps as f64;
+        let total = n + 1.0;
+        self.policy_loss = (self.policy_loss * n + other.policy_loss) / total;
+        self.value_loss = (self.value_loss * n + other.value_loss) / total;
+        self.policy_entropy = (self.policy_entropy * n + other.policy_entropy) / total;
+        self.value_accuracy = (self.value_accuracy * n + other.value_accuracy) / total;
+        self.steps += 1;
+    }
+}
+
+/// The model and optimiser of a run.
+pub struct Trainer<V: Rules> {
+    model: Network,
+    optimizer: ModuleOptimizer,
+    config: TrainingSection,
+    device: Device,
+    step: u64,
+    /// Averages since the last [`Trainer::take_metrics`].
+    metrics: TrainMetrics,
+    _variant: PhantomData<V>,
+}
+
+fn optimizer(config: &TrainingSection) -> ModuleOptimizer {
+    let decay = Some(WeightDecayConfig::new(config.l2));
+    match config.optimizer {
+        Optimizer::Adam => AdamConfig::new()
+            .with_epsilon(1e-8)
+            .with_weight_decay(decay)
+            .init(),
+        Optimizer::Sgd => SgdConfig::new()
+            .with_momentum(Some(
+                MomentumConfig::new()
+                    .with_momentum(0.9)
+                    .with_dampening(0.0)
+                    .with_nesterov(true),
+            ))
+            .with_weight_decay(decay)
+            .init(),
+    }
+}
+
+impl<V: Rules> Trainer<V> {
+    /// A fresh network of this shape with random weights (seeded), on burn's CPU backend.
+    pub fn new(network: &NetworkConfig, config: &TrainingSection, seed: u64) -> Self {
+        let device = Device::flex().autodiff();
+        device.seed(seed);
+        Trainer {
+            model: network.init(&device),
+            optimizer: optimizer(config),
+            config: config.clone(),
+            device,
+            step: 0,
+            metrics: TrainMetrics::default(),
+            _variant: PhantomData,
+        }
+    }
+
+    /// Continues from a checkpoint: its weights, its optimiser state if it has one, its step.
+    pub fn resume(
+        dir: &Path,
+        config: &TrainingSection,
+    ) -> Result<(Self, CheckpointMeta), CheckpointError> {
+        let device = Device::flex().autodiff();
+        let (model, meta) = load_network::<V>(dir, &device)?;
+        let mut optimizer = optimizer(config);
+        let path = dir.join("optimizer.bpk");
+        if path.exists() {
+            let bytes = std::fs::read(&path).map_err(|source| CheckpointError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            optimizer = optimizer
+                .from_bytes(Bytes::from_bytes_vec(bytes))
+                .map_err(|e| CheckpointError::Weights {
+                    path,
+                    message: format!("{e:?}"),
+                })?;
+        }
+        let trainer = Trainer {
+            model,
+            optimizer,
+            config: config.clone(),
+            device,
+            step: meta.step,
+            metrics: TrainMetrics::default(),
+            _variant: PhantomData,
+        };
+        Ok((trainer, meta))
+    }
+
+    /// Training steps taken so far (over the whole run).
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+
+    /// The network being trained.
+    pub fn network(&self) -> &Network {
+        &self.model
+    }
+
+    /// The learning rate of the next step.
+    pub fn learning_rate(&self) -> f64 {
+        self.config.learning_rate_at(self.step)
+    }
+
+    /// One optimisation step on `batch`; returns that step's metrics.
+    pub fn train_step(&mut self, batch: &[&Sample]) -> TrainMetrics {
+        let shape = BoardShape::of::<V>();
+        let n = batch.len();
+        let mut inputs = vec![0.0f32; n * shape.input_len()];
+        let mut policy = vec![0.0f32; n * shape.policy_len()];
+        let mut wdl = vec![0.0f32; n * 3];
+        for (i, sample) in batch.iter().enumerate() {
+            sample
+                .position
+                .encode::<V>(&mut inputs[i * shape.input_len()..(i + 1) * shape.input_len()]);
+            for &(index, p) in &sample.policy {
+                policy[i * shape.policy_len() + index as usize] = p;
+            }
+            wdl[i * 3 + (1 - sample.result as i64) as usize] = 1.0;
+        }
+        let dims = [n, damas_nn::INPUT_PLANES, shape.height, shape.width];
+        let x = Tensor::<4>::from_data(TensorData::new(inputs, dims), &self.device);
+        let policy_target = Tensor::<2>::from_data(
+            TensorData::new(policy, [n, shape.policy_len()]),
+            &self.device,
+        );
+        let wdl_target = Tensor::<2>::from_data(TensorData::new(wdl.clone(), [n, 3]), &self.device);
+        let output = self.model.forward(x);
+        let log_policy = log_softmax(output.policy, 1);
+        let log_value = log_softmax(output.value, 1);
+        let policy_loss = (log_policy.clone() * policy_target).sum_dim(1).mean().neg();
+        let value_loss = (log_value.clone() * wdl_target).sum_dim(1).mean().neg();
+        let loss = policy_loss.clone() + value_loss.clone() * self.config.value_weight;
+        let gradients = GradientsParams::from_grads(loss.backward(), &self.model);
+        let rate = self.learning_rate();
+        self.model = self.optimizer.step(rate, self.model.clone(), gradients);
+        self.step += 1;
+
+        let entropy = (log_policy.clone().exp() * log_policy)
+            .sum_dim(1)
+            .mean()
+            .neg()
+            .into_scalar::<f32>();
+        let predicted = log_value.try_into_vec_as::<f32>().expect("float values");
+        let correct = (0..n)
+            .filter(|&i| {
+                let row = &predicted[3 * i..3 * i + 3];
+                let best = (0..3)
+                    .max_by(|&a, &b| row[a].total_cmp(&row[b]))
+                    .expect("three outcomes");
+                wdl[3 * i + best] == 1.0
+            })
+            .count();
+        let metrics = TrainMetrics {
+            steps: 1,
+            policy_loss: policy_loss.into_scalar::<f32>() as f64,
+            value_loss: value_loss.into_scalar::<f32>() as f64,
+            policy_entropy: entropy as f64,
+            value_accuracy: correct as f64 / n as f64,
+        };
+        self.metrics.add(&metrics);
+        metrics
+    }
+
+    /// The averages since the last call, and a fresh start.
+    pub fn take_metrics(&mut self) -> TrainMetrics {
+        std::mem::take(&mut self.metrics)
+    }
+
+    /// Writes the checkpoint directory `dir`: weights, optimiser state, `meta` (with this step)
+    /// and any extra files.
+    pub fn save(
+        &self,
+        dir: &Path,
+        meta: &CheckpointMeta,
+        mut extra: ExtraFiles,
+    ) -> Result<(), CheckpointError> {
+        let optimizer = self
+            .optimizer
+            .into_bytes()
+            .map_err(|e| CheckpointError::Weights {
+                path: dir.join("optimizer.bpk"),
+                message: format!("{e:?}"),
+            })?;
+        extra.push(("optimizer.bpk", optimizer.to_vec()));
+        let meta = CheckpointMeta {
+            step: self.step,
+            ..meta.clone()
+        };
+        save_checkpoint(dir, &meta, &self.model, extra)
+    }
+}

@@ -1,0 +1,176 @@
+//! A tiny run end to end: two generations, a resume that adds a third, and the files and
+//! TensorBoard tags that must be there.
+
+use damas_rules::variants::Russian;
+use damas_selfplay::{Shard, list_shards};
+use damas_train::events::read_dir;
+use damas_train::{Run, Silent, TrainConfig};
+use std::path::Path;
+
+const TINY: &str = r#"
+name = "tiny"
+variant = "russian"
+generations = 2
+games_per_generation = 4
+
+[network]
+blocks = 1
+channels = 8
+
+[selfplay]
+fast_simulations = 4
+full_search_fraction = 0.5
+max_plies = 80
+games_per_worker = 4
+games_per_shard = 2
+[selfplay.search]
+simulations = 12
+
+[training]
+batch_size = 16
+window_min = 50
+learning_rate = [[0, 0.002], [5, 0.001]]
+
+[evaluation]
+baseline_games = 2
+previous_games = 2
+simulations = 6
+"#;
+
+fn run(text: &str, runs: &Path) {
+    let config = TrainConfig::parse(text).expect("valid config");
+    let mut silent = Silent;
+    let mut run = Run::<Russian>::open(&config, text, runs, &mut silent).expect("run opens");
+    run.run().expect("run completes");
+}
+
+#[test]
+fn two_generations_then_a_resume() {
+    let runs = std::env::temp_dir().join(format!("damas-train-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&runs);
+    run(TINY, &runs);
+    let root = runs.join("tiny");
+    let checkpoints = |root: &Path| {
+        let mut names: Vec<String> = std::fs::read_dir(root.join("checkpoints"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(checkpoints(&root), ["000000", "000001", "000002"]);
+    assert_eq!(
+        list_shards(&root.join("shards")).unwrap().len(),
+        4,
+        "2 shards x 2 generations"
+    );
+    for dir in ["000001", "000002"] {
+        let checkpoint = root.join("checkpoints").join(dir);
+        for file in [
+            "model.bpk",
+            "optimizer.bpk",
+            "meta.json",
+            "config.toml",
+            "eval.json",
+        ] {
+            assert!(checkpoint.join(file).exists(), "{dir}/{file}");
+        }
+    }
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root.join("checkpoints/000002/meta.json")).unwrap())
+            .unwrap();
+    assert_eq!(meta["generation"], 2);
+    assert_eq!(meta["variant"], "russian");
+    assert!(meta["step"].as_u64().unwrap() > 0);
+    let first_step = meta["step"].as_u64().unwrap();
+
+    // Resume with one more generation: only generation 3 is made.
+    run(&TINY.replace("generations = 2", "generations = 3"), &runs);
+    assert_eq!(checkpoints(&root), ["000000", "000001", "000002", "000003"]);
+    assert_eq!(list_shards(&root.join("shards")).unwrap().len(), 6);
+    for shard in list_shards(&root.join("shards")).unwrap() {
+        Shard::read_for(&shard, "russian").expect("every shard reads");
+    }
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root.join("checkpoints/000003/meta.json")).unwrap())
+            .unwrap();
+    assert!(
+        meta["step"].as_u64().unwrap() > first_step,
+        "training continued its step count"
+    );
+    let log = std::fs::read_to_string(root.join("log.txt")).unwrap();
+    assert_eq!(log.matches("generation 1:").count(), 1, "{log}");
+    assert!(log.contains("resuming after generation 2"), "{log}");
+    assert!(log.contains("generation 3:"), "{log}");
+
+    // TensorBoard: the tags, read back from the event files.
+    let logged = read_dir(&root.join("tensorboard")).unwrap();
+    for tag in [
+        "loss/policy",
+        "loss/value",
+        "train/policy_entropy",
+        "train/value_accuracy",
+        "train/learning_rate",
+        "selfplay/positions_per_second",
+        "selfplay/game_length",
+        "selfplay/draws",
+        "eval/score_vs_baseline",
+        "eval/elo_vs_baseline",
+        "eval/score_vs_previous",
+        "time/selfplay_to_training_ratio",
+    ] {
+        assert!(logged.iter().any(|l| l.tag == tag), "tag {tag} missing");
+    }
+    let rates: Vec<_> = logged
+        .iter()
+        .filter(|l| l.tag == "train/learning_rate")
+        .collect();
+    assert!(
+        (rates[0].value - 0.002).abs() < 1e-6,
+        "first steps at 0.002"
+    );
+    assert!(
+        rates.iter().any(|l| (l.value - 0.001).abs() < 1e-6),
+        "schedule drops to 0.001"
+    );
+    let histogram = logged
+        .iter()
+        .find(|l| l.tag == "selfplay/game_lengths")
+        .expect("histogram");
+    assert!(histogram.histogram);
+    assert_eq!(histogram.value, 4.0, "one length per game");
+    for score in logged.iter().filter(|l| l.tag == "eval/score_vs_baseline") {
+        assert!((0.0..=1.0).contains(&score.value));
+    }
+    let _ = std::fs::remove_dir_all(&runs);
+}
+
+#[test]
+fn configs_name_unknown_keys_and_bad_values() {
+    let typo = TINY.replace("batch_size", "batch_sise");
+    let error = TrainConfig::parse(&typo).unwrap_err();
+    assert!(error.contains("batch_sise"), "{error}");
+    let error = TrainConfig::parse(&TINY.replace("\"russian\"", "\"klingon\"")).unwrap_err();
+    assert!(error.contains("klingon"), "{error}");
+    let error = TrainConfig::parse(&TINY.replace("batch_size = 16", "batch_size = 0")).unwrap_err();
+    assert!(error.contains("batch_size"), "{error}");
+    let error =
+        TrainConfig::parse(&TINY.replace("simulations = 12", "simulations = -3")).unwrap_err();
+    assert!(error.contains("simulations"), "{error}");
+}
+
+#[test]
+fn a_run_directory_refuses_another_network() {
+    let runs = std::env::temp_dir().join(format!("damas-train-mismatch-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&runs);
+    let text = TINY.replace("generations = 2", "generations = 0");
+    run(&text, &runs);
+    let other = text.replace("channels = 8", "channels = 16");
+    let config = TrainConfig::parse(&other).unwrap();
+    let mut silent = Silent;
+    let error = Run::<Russian>::open(&config, &other, &runs, &mut silent)
+        .err()
+        .expect("refused");
+    assert!(error.to_string().contains("1x8"), "{error}");
+    let _ = std::fs::remove_dir_all(&runs);
+}
