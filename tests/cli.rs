@@ -511,3 +511,97 @@ fn selfplay_with_a_tiny_network_writes_shards_and_games() {
     assert!(stderr(&out).contains("simulatoins"), "{}", stderr(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Reads every checkpoint and shard of a run: nothing may be half written.
+fn assert_run_intact(root: &std::path::Path) {
+    for entry in std::fs::read_dir(root.join("checkpoints")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue; // a temporary directory of an interrupted write, never read
+        }
+        let meta = std::fs::read(path.join("meta.json")).expect("complete checkpoint");
+        serde_json::from_slice::<serde_json::Value>(&meta).expect("meta.json parses");
+        assert!(path.join("model.bpk").exists() && path.join("optimizer.bpk").exists());
+    }
+    for shard in damas_selfplay::list_shards(&root.join("shards")).unwrap() {
+        damas_selfplay::Shard::read_for(&shard, "russian").expect("every shard reads");
+    }
+}
+
+#[test]
+fn train_survives_kill_9_at_any_moment_and_resumes() {
+    let dir = std::env::temp_dir().join(format!("damas-cli-kill-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("tiny.toml");
+    std::fs::write(
+        &config,
+        r#"name = "killed"
+variant = "russian"
+generations = 3
+games_per_generation = 6
+[network]
+blocks = 1
+channels = 8
+[selfplay]
+fast_simulations = 4
+full_search_fraction = 0.5
+max_plies = 80
+games_per_worker = 2
+games_per_shard = 2
+[selfplay.search]
+simulations = 12
+[training]
+batch_size = 16
+window_min = 50
+[evaluation]
+baseline_games = 2
+previous_games = 2
+simulations = 6
+"#,
+    )
+    .unwrap();
+    let runs = dir.join("runs");
+    let args = [
+        "train",
+        "--config",
+        config.to_str().unwrap(),
+        "--runs",
+        runs.to_str().unwrap(),
+        "--quiet",
+    ];
+    let root = runs.join("killed");
+    // Kill the run at several moments: as soon as a file appears, and after fixed delays.
+    for delay_ms in [0u64, 150, 400, 900] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_damas"))
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        if root.exists() {
+            assert_run_intact(&root);
+        }
+    }
+    let out = damas(&args, "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_run_intact(&root);
+    for generation in ["000000", "000001", "000002", "000003"] {
+        assert!(
+            root.join("checkpoints")
+                .join(generation)
+                .join("meta.json")
+                .exists()
+        );
+    }
+    assert!(root.join("checkpoints/000003/eval.json").exists());
+    // Running again finds nothing to do.
+    let out = damas(&args, "");
+    assert!(out.status.success());
+    assert!(!stdout(&out).contains("generation 4"), "{}", stdout(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -6,15 +6,23 @@
 //! - [`matches`]: a match on several threads, openings played with both colours.
 //! - [`openings`]: balanced random openings, or a FEN file.
 //! - [`elo`]: Elo with intervals, SPRT, and the joint maximum-likelihood fit.
+//! - [`spec`]: players named by one string; [`hub`]: outside engines over the Hub protocol.
 
 pub mod elo;
 pub mod game;
+pub mod hub;
 pub mod matches;
 pub mod openings;
 pub mod player;
+pub mod spec;
 
 pub use elo::{EloEstimate, Sprt, SprtVerdict, Wdl, elo_estimate, elo_from_score, fit_ratings};
 pub use game::{GameRules, PlayedGame, play_game};
-pub use matches::{BoxedFactory, MatchGame, PlayerFactory, run_match};
+pub use hub::HubPlayer;
+pub use matches::{
+    BoxedFactory, MatchGame, Pairing, PlayerFactory, ScheduledGame, gauntlet, match_pairings,
+    round_robin, run_match, run_schedule,
+};
 pub use openings::{balanced_openings, parse_openings};
 pub use player::{AlphaBetaPlayer, Answer, Forfeit, MctsPlayer, Player, RandomPlayer};
+pub use spec::{PlayerSpec, SpecError};

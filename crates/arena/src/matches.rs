@@ -57,58 +57,80 @@ pub fn add(total: &mut Wdl, result: Wdl) {
     total.losses += result.losses;
 }
 
-/// Plays `games` games between the players built by `first` and `second` on `concurrency`
-/// threads; game `i` starts from `openings[(i / 2) % len]` (the variant's start if empty), the
-/// first player White in even games. `skip` lists game numbers already played (a resumed match).
-/// `on_game` sees each game as it finishes, on the calling thread; returning false stops the
-/// match (games in progress are finished and reported).
+/// One game of a schedule: who has White and who Black (indices into the player list), from
+/// which opening.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Pairing {
+    /// Number of the game in the schedule.
+    pub id: u32,
+    /// The player with White (the side at the bottom).
+    pub white: usize,
+    /// The player with Black.
+    pub black: usize,
+    /// Index into the openings (taken modulo their number; none: the variant's start).
+    pub opening: usize,
+}
+
+/// A finished game of a schedule.
+#[derive(Clone, Debug)]
+pub struct ScheduledGame<V: Rules> {
+    /// What was scheduled.
+    pub pairing: Pairing,
+    /// The game.
+    pub played: PlayedGame<V>,
+}
+
+/// Plays the `pairings` on `concurrency` threads; each thread builds its own instance of a
+/// player (from `players`) the first time it needs it. `on_game` sees each game as it
+/// finishes, on the calling thread; returning false stops the schedule (games in progress
+/// are finished and reported).
 #[allow(clippy::too_many_arguments)]
-pub fn run_match<V: Rules>(
-    first: PlayerFactory<'_, V>,
-    second: PlayerFactory<'_, V>,
+pub fn run_schedule<V: Rules>(
+    players: &[PlayerFactory<'_, V>],
+    pairings: &[Pairing],
     openings: &[Game<V>],
-    games: u32,
-    skip: &[u32],
     concurrency: usize,
     rules: &GameRules,
     seed: u64,
-    mut on_game: impl FnMut(MatchGame<V>) -> bool,
+    mut on_game: impl FnMut(ScheduledGame<V>) -> bool,
 ) {
     let next = AtomicU32::new(0);
     let stop = AtomicBool::new(false);
     let (sender, receiver) = mpsc::channel();
     std::thread::scope(|scope| {
-        for thread in 0..concurrency.max(1) {
+        for thread in 0..concurrency.max(1).min(pairings.len().max(1)) {
             let sender = sender.clone();
             let (next, stop) = (&next, &stop);
             scope.spawn(move || {
-                let thread_seed = seed ^ ((thread as u64 + 1) << 40);
-                let mut a = first(thread_seed);
-                let mut b = second(thread_seed ^ 0x5555);
+                let mut own: Vec<Option<Box<dyn Player<V>>>> =
+                    (0..players.len()).map(|_| None).collect();
                 loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    if index >= games || stop.load(Ordering::Relaxed) {
+                    let index = next.fetch_add(1, Ordering::Relaxed) as usize;
+                    if index >= pairings.len() || stop.load(Ordering::Relaxed) {
                         return;
                     }
-                    if skip.contains(&index) {
-                        continue;
+                    let pairing = pairings[index];
+                    for player in [pairing.white, pairing.black] {
+                        if own[player].is_none() {
+                            let player_seed =
+                                seed ^ ((thread as u64 + 1) << 40) ^ (player as u64) << 8;
+                            own[player] = Some(players[player](player_seed));
+                        }
                     }
                     let opening = match openings.len() {
                         0 => Game::new(),
-                        n => openings[(index as usize / 2) % n].clone(),
+                        n => openings[pairing.opening % n].clone(),
                     };
-                    let first_is_white = index % 2 == 0;
-                    let played = if first_is_white {
-                        play_game(a.as_mut(), b.as_mut(), opening, rules)
-                    } else {
-                        play_game(b.as_mut(), a.as_mut(), opening, rules)
-                    };
-                    let game = MatchGame {
-                        index,
-                        first_is_white,
-                        played,
-                    };
-                    if sender.send(game).is_err() {
+                    let [white, black] = own
+                        .get_disjoint_mut([pairing.white, pairing.black])
+                        .expect("a player never meets itself");
+                    let played = play_game(
+                        white.as_mut().expect("built").as_mut(),
+                        black.as_mut().expect("built").as_mut(),
+                        opening,
+                        rules,
+                    );
+                    if sender.send(ScheduledGame { pairing, played }).is_err() {
                         return;
                     }
                 }
@@ -121,4 +143,90 @@ pub fn run_match<V: Rules>(
             }
         }
     });
+}
+
+/// The pairings of a two-player match: game `i` plays opening `i / 2`, the first player White
+/// in even games; games listed in `skip` (already played) are left out.
+pub fn match_pairings(games: u32, skip: &[u32]) -> Vec<Pairing> {
+    (0..games)
+        .filter(|id| !skip.contains(id))
+        .map(|id| Pairing {
+            id,
+            white: (id % 2) as usize,
+            black: 1 - (id % 2) as usize,
+            opening: (id / 2) as usize,
+        })
+        .collect()
+}
+
+/// The pairings of a round robin: every pair meets twice per round (colours swapped) on the
+/// round's openings; ids follow the schedule order.
+pub fn round_robin(players: usize, rounds: u32) -> Vec<Pairing> {
+    let mut pairings = Vec::new();
+    for round in 0..rounds as usize {
+        for a in 0..players {
+            for b in a + 1..players {
+                for (white, black) in [(a, b), (b, a)] {
+                    pairings.push(Pairing {
+                        id: pairings.len() as u32,
+                        white,
+                        black,
+                        opening: round,
+                    });
+                }
+            }
+        }
+    }
+    pairings
+}
+
+/// The pairings of a gauntlet: player 0 meets every other player twice per round.
+pub fn gauntlet(players: usize, rounds: u32) -> Vec<Pairing> {
+    let mut pairings = Vec::new();
+    for round in 0..rounds as usize {
+        for other in 1..players {
+            for (white, black) in [(0, other), (other, 0)] {
+                pairings.push(Pairing {
+                    id: pairings.len() as u32,
+                    white,
+                    black,
+                    opening: round,
+                });
+            }
+        }
+    }
+    pairings
+}
+
+/// Plays `games` games between the players built by `first` and `second` (see
+/// [`match_pairings`]); `on_game` sees each as it finishes and may stop the match by
+/// returning false.
+#[allow(clippy::too_many_arguments)]
+pub fn run_match<V: Rules>(
+    first: PlayerFactory<'_, V>,
+    second: PlayerFactory<'_, V>,
+    openings: &[Game<V>],
+    games: u32,
+    skip: &[u32],
+    concurrency: usize,
+    rules: &GameRules,
+    seed: u64,
+    mut on_game: impl FnMut(MatchGame<V>) -> bool,
+) {
+    let pairings = match_pairings(games, skip);
+    run_schedule(
+        &[first, second],
+        &pairings,
+        openings,
+        concurrency,
+        rules,
+        seed,
+        |game| {
+            on_game(MatchGame {
+                index: game.pairing.id,
+                first_is_white: game.pairing.white == 0,
+                played: game.played,
+            })
+        },
+    )
 }

@@ -8,6 +8,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Why a player could not produce a move: it forfeits the game.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -88,19 +89,28 @@ impl<V: Rules> Player<V> for AlphaBetaPlayer<V> {
     }
 }
 
-/// MCTS over an evaluator, a fixed number of simulations per move, no noise, most visited move.
+/// MCTS over an evaluator: a number of simulations or a time per move, no noise, the most
+/// visited move (or the Gumbel search's choice).
 pub struct MctsPlayer<V: Rules> {
-    evaluator: Arc<dyn Evaluator<V> + Send>,
+    evaluator: Arc<dyn Evaluator<V>>,
     config: SearchConfig,
+    time: Option<Duration>,
     seed: u64,
 }
 
 impl<V: Rules> MctsPlayer<V> {
-    /// A player searching `config.simulations` per move with `evaluator`.
-    pub fn new(evaluator: Arc<dyn Evaluator<V> + Send>, config: SearchConfig, seed: u64) -> Self {
+    /// A player searching `config.simulations` per move with `evaluator`, or for `time` per
+    /// move if given.
+    pub fn new(
+        evaluator: Arc<dyn Evaluator<V>>,
+        config: SearchConfig,
+        time: Option<Duration>,
+        seed: u64,
+    ) -> Self {
         MctsPlayer {
             evaluator,
             config,
+            time,
             seed,
         }
     }
@@ -110,8 +120,22 @@ impl<V: Rules> Player<V> for MctsPlayer<V> {
     fn play(&mut self, game: &Game<V>) -> Result<Answer<V>, Forfeit> {
         self.seed = self.seed.wrapping_add(1);
         let mut search = Search::new(game.clone(), self.config.clone(), self.seed);
-        search.start(self.config.simulations, false);
-        search.run(&self.evaluator.as_ref());
+        let evaluator = self.evaluator.as_ref();
+        match self.time {
+            None => {
+                search.start(self.config.simulations, false);
+                search.run(&evaluator);
+            }
+            Some(time) => {
+                let started = Instant::now();
+                search.start(u32::MAX, false);
+                while !search.is_finished() && started.elapsed() < time {
+                    search.gather();
+                    let evaluations = evaluator.evaluate(&search.leaves().collect::<Vec<_>>());
+                    search.deliver(evaluations);
+                }
+            }
+        }
         let report = search.report();
         if report.moves.is_empty() {
             return Err(Forfeit("no legal move".into()));

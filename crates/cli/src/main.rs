@@ -1,5 +1,6 @@
 //! `damas`: the Damas Zero command line. One module per subcommand.
 
+mod arena;
 mod bench;
 mod bench_selfplay;
 mod bench_train;
@@ -11,6 +12,7 @@ mod moves;
 mod opponent;
 mod perft;
 mod play;
+mod plot;
 mod selfplay;
 mod train;
 mod variants;
@@ -49,6 +51,10 @@ enum Command {
     Model(model::Args),
     /// Train a network: self-play, training and evaluation, generation after generation.
     Train(train::Args),
+    /// Play a match between two players, with an Elo estimate (and optionally an SPRT).
+    Match(arena::MatchArgs),
+    /// Play a round robin or gauntlet and fit ratings for every player.
+    Tournament(arena::TournamentArgs),
 }
 
 fn main() -> ExitCode {
@@ -64,6 +70,8 @@ fn main() -> ExitCode {
         Command::Selfplay(args) => selfplay::run(args),
         Command::Model(args) => model::run(args),
         Command::Train(args) => train::run(args),
+        Command::Match(args) => arena::run_match(args),
+        Command::Tournament(args) => arena::run_tournament(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -23,7 +23,7 @@ pub struct Evaluation {
 }
 
 /// Evaluates batches of positions; shared by every search thread.
-pub trait Evaluator<V: Rules>: Sync {
+pub trait Evaluator<V: Rules>: Send + Sync {
     /// One evaluation per leaf, in order.
     fn evaluate(&self, leaves: &[Leaf<'_, V>]) -> Vec<Evaluation>;
 }

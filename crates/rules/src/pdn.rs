@@ -73,7 +73,7 @@ pub fn write_game_with_outcome<V: Rules>(
     for (ply, mv) in game.moves().iter().enumerate() {
         let index = ply + second_to_start as usize;
         let number = index / 2 + 1;
-        if index % 2 == 0 {
+        if index.is_multiple_of(2) {
             tokens.push(format!("{number}."));
         } else if ply == 0 {
             tokens.push(format!("{number}..."));

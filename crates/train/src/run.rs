@@ -594,22 +594,19 @@ impl<'a, V: Rules> Run<'a, V> {
     }
 
     fn mcts_factory(&self, generation: u32) -> Result<BoxedFactory<V>, RunError> {
-        let evaluator: Arc<dyn Evaluator<V> + Send> = Arc::from(self.load_net(generation)?);
+        let evaluator: Arc<dyn Evaluator<V>> = Arc::from(self.load_evaluator(generation)?);
         let config = SearchConfig {
             simulations: self.config.evaluation.simulations,
             ..self.config.selfplay.search.clone()
         };
         Ok(Box::new(move |seed| {
-            Box::new(MctsPlayer::new(evaluator.clone(), config.clone(), seed)) as Box<dyn Player<V>>
+            Box::new(MctsPlayer::new(
+                evaluator.clone(),
+                config.clone(),
+                None,
+                seed,
+            )) as Box<dyn Player<V>>
         }))
-    }
-
-    fn load_net(&self, generation: u32) -> Result<Box<dyn Evaluator<V> + Send>, RunError> {
-        let dir = self.paths.checkpoint(generation);
-        let device = damas_nn::cpu();
-        let (network, _) =
-            load_network::<V>(&dir, &device).map_err(|e| file_error(&dir)(e.to_string()))?;
-        Ok(Box::new(NetEvaluator::<V>::new(&network, &device)))
     }
 
     fn play(

@@ -1,0 +1,183 @@
+//! Players named by one string, so that any two can meet:
+//! `net:PATH[,sims=N|time=SECONDS][,gumbel]`, `alphabeta:depth=N|nodes=N|time=SECONDS`,
+//! `random`, `hub:"COMMAND ARGS"`, `dxp:HOST:PORT`.
+
+use damas_engine::Limits;
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// A player as named on the command line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayerSpec {
+    /// A network checkpoint (or exported model) searched with MCTS.
+    Net {
+        /// The checkpoint directory.
+        path: String,
+        /// Simulations per move (when no time is given).
+        simulations: u32,
+        /// Thinking time per move, instead of a simulation count.
+        time: Option<Duration>,
+        /// Gumbel root search instead of PUCT.
+        gumbel: bool,
+    },
+    /// The alpha-beta baseline.
+    AlphaBeta(Limits),
+    /// Uniformly random moves.
+    Random,
+    /// A Hub engine started as a child process.
+    Hub(String),
+    /// A DXP engine listening at this address (10x10 only).
+    Dxp(String),
+}
+
+/// Why a player string is not understood.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("player `{text}`: {message}")]
+pub struct SpecError {
+    /// The string.
+    pub text: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+fn seconds(value: &str) -> Option<Duration> {
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map(Duration::from_secs_f64)
+}
+
+impl FromStr for PlayerSpec {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<Self, SpecError> {
+        let fail = |message: String| SpecError {
+            text: text.to_string(),
+            message,
+        };
+        let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
+        match kind {
+            "random" if rest.is_empty() => Ok(PlayerSpec::Random),
+            "alphabeta" => {
+                let mut limits = Limits::default();
+                for option in rest.split(',').filter(|o| !o.is_empty()) {
+                    let (key, value) = option
+                        .split_once('=')
+                        .ok_or_else(|| fail(format!("`{option}` is not key=value")))?;
+                    let bad = || fail(format!("`{value}` is not a valid {key}"));
+                    match key {
+                        "depth" => limits.depth = Some(value.parse().map_err(|_| bad())?),
+                        "nodes" => limits.nodes = Some(value.parse().map_err(|_| bad())?),
+                        "time" => limits.move_time = Some(seconds(value).ok_or_else(bad)?),
+                        other => {
+                            return Err(fail(format!(
+                                "unknown option `{other}` (depth, nodes, time)"
+                            )));
+                        }
+                    }
+                }
+                if limits == Limits::default() {
+                    limits.depth = Some(6);
+                }
+                Ok(PlayerSpec::AlphaBeta(limits))
+            }
+            "net" => {
+                let mut parts = rest.split(',');
+                let path = parts.next().filter(|p| !p.is_empty()).ok_or_else(|| {
+                    fail("needs a checkpoint: net:PATH[,sims=N|time=S][,gumbel]".into())
+                })?;
+                let (mut simulations, mut time, mut gumbel) = (200, None, false);
+                for option in parts {
+                    match option.split_once('=') {
+                        Some(("sims", v)) => {
+                            simulations = v
+                                .parse()
+                                .ok()
+                                .filter(|&n| n > 0)
+                                .ok_or_else(|| fail(format!("`{v}` is not a valid sims")))?
+                        }
+                        Some(("time", v)) => {
+                            time = Some(
+                                seconds(v)
+                                    .ok_or_else(|| fail(format!("`{v}` is not a valid time")))?,
+                            )
+                        }
+                        None if option == "gumbel" => gumbel = true,
+                        _ => {
+                            return Err(fail(format!(
+                                "unknown option `{option}` (sims=, time=, gumbel)"
+                            )));
+                        }
+                    }
+                }
+                Ok(PlayerSpec::Net {
+                    path: path.to_string(),
+                    simulations,
+                    time,
+                    gumbel,
+                })
+            }
+            "hub" => {
+                let command = rest.trim().trim_matches('"').trim();
+                if command.is_empty() {
+                    return Err(fail("needs a command: hub:\"/path/to/engine args\"".into()));
+                }
+                Ok(PlayerSpec::Hub(command.to_string()))
+            }
+            "dxp" => {
+                if rest
+                    .rsplit_once(':')
+                    .is_none_or(|(_, port)| port.parse::<u16>().is_err())
+                {
+                    return Err(fail("needs an address: dxp:HOST:PORT".into()));
+                }
+                Ok(PlayerSpec::Dxp(rest.to_string()))
+            }
+            _ => Err(fail(
+                "expected net:PATH, alphabeta:depth=N, random, hub:\"COMMAND\" or dxp:HOST:PORT"
+                    .into(),
+            )),
+        }
+    }
+}
+
+impl fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayerSpec::Net {
+                path,
+                simulations,
+                time,
+                gumbel,
+            } => {
+                write!(f, "net:{path}")?;
+                match time {
+                    Some(t) => write!(f, ",time={}", t.as_secs_f64())?,
+                    None => write!(f, ",sims={simulations}")?,
+                }
+                if *gumbel {
+                    write!(f, ",gumbel")?;
+                }
+                Ok(())
+            }
+            PlayerSpec::AlphaBeta(limits) => {
+                let mut options = Vec::new();
+                if let Some(d) = limits.depth {
+                    options.push(format!("depth={d}"));
+                }
+                if let Some(n) = limits.nodes {
+                    options.push(format!("nodes={n}"));
+                }
+                if let Some(t) = limits.move_time {
+                    options.push(format!("time={}", t.as_secs_f64()));
+                }
+                write!(f, "alphabeta:{}", options.join(","))
+            }
+            PlayerSpec::Random => write!(f, "random"),
+            PlayerSpec::Hub(command) => write!(f, "hub:\"{command}\""),
+            PlayerSpec::Dxp(address) => write!(f, "dxp:{address}"),
+        }
+    }
+}
