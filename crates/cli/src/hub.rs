@@ -80,7 +80,8 @@ fn error(text: impl std::fmt::Display) {
 trait Session {
     fn new_game(&mut self);
     fn set_position(&mut self, position: Option<&str>, moves: &[&str]) -> Result<(), String>;
-    fn go(&mut self, limits: Limits) -> JoinHandle<()>;
+    /// Starts a search on its own thread; `answered` is set just before `done` is printed.
+    fn go(&mut self, limits: Limits, answered: Arc<AtomicBool>) -> JoinHandle<()>;
     fn stop_handle(&self) -> Arc<AtomicBool>;
 }
 
@@ -111,12 +112,15 @@ impl<V: Rules> Session for VariantSession<V> {
         Ok(())
     }
 
-    fn go(&mut self, limits: Limits) -> JoinHandle<()> {
+    fn go(&mut self, limits: Limits, answered: Arc<AtomicBool>) -> JoinHandle<()> {
         let searcher = Arc::clone(&self.searcher);
         let game = self.game.clone();
         std::thread::spawn(move || {
             let mut searcher = searcher.lock().expect("searcher lock");
             let result = searcher.search(&game, &limits, print_info::<V>);
+            // The GUI may send its next command as soon as it reads `done`: the main loop must
+            // already see this search as over by then.
+            answered.store(true, Ordering::SeqCst);
             match result.best {
                 Some(best) => {
                     let ponder = result
@@ -237,7 +241,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut tt = args.tt;
     let mut session: Option<Box<dyn Session + Send>> = None;
     let mut limits = Limits::default();
-    let mut search: Option<(JoinHandle<()>, Arc<AtomicBool>)> = None;
+    // The running search: its thread, its stop flag, and whether it has answered.
+    let mut search: Option<(JoinHandle<()>, Arc<AtomicBool>, Arc<AtomicBool>)> = None;
     let stdin = std::io::stdin();
     for line in stdin.lock().lines() {
         let line = line?;
@@ -245,11 +250,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             continue;
         }
         // A finished search thread is collected before the next command.
-        if search
-            .as_ref()
-            .is_some_and(|(handle, _)| handle.is_finished())
-        {
-            let (handle, _) = search.take().expect("checked");
+        if search.as_ref().is_some_and(|(handle, _, answered)| {
+            handle.is_finished() || answered.load(Ordering::SeqCst)
+        }) {
+            let (handle, _, _) = search.take().expect("checked");
             let _ = handle.join();
         }
         let message = match parse_message(&line) {
@@ -308,7 +312,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             // The engine does not ponder on the opponent's time: on a ponder hit it answers at
             // once with the best move found so far, as on stop.
             "stop" | "ponder-hit" => {
-                if let Some((_, stop)) = &search {
+                if let Some((_, stop, _)) = &search {
                     stop.store(true, Ordering::Relaxed);
                 }
             }
@@ -357,7 +361,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                             Limits::default()
                         };
                         let stop = active.stop_handle();
-                        search = Some((active.go(go_limits), stop));
+                        let answered = Arc::new(AtomicBool::new(false));
+                        search = Some((active.go(go_limits, answered.clone()), stop, answered));
                         // `level` applies to the next search only.
                         limits = Limits::default();
                     }
@@ -366,7 +371,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             other => error(format!("unknown command `{other}`")),
         }
     }
-    if let Some((handle, stop)) = search {
+    if let Some((handle, stop, _)) = search {
         stop.store(true, Ordering::Relaxed);
         let _ = handle.join();
     }
