@@ -8,6 +8,7 @@
 //! - [`elo`]: Elo with intervals, SPRT, and the joint maximum-likelihood fit.
 //! - [`spec`]: players named by one string; [`hub`]: outside engines over the Hub protocol.
 
+pub mod dxp;
 pub mod elo;
 pub mod game;
 pub mod hub;
@@ -16,6 +17,7 @@ pub mod openings;
 pub mod player;
 pub mod spec;
 
+pub use dxp::DxpPlayer;
 pub use elo::{EloEstimate, Sprt, SprtVerdict, Wdl, elo_estimate, elo_from_score, fit_ratings};
 pub use game::{GameRules, PlayedGame, play_game};
 pub use hub::HubPlayer;

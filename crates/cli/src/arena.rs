@@ -5,12 +5,14 @@
 use crate::model::open_evaluator;
 use anyhow::{Context, bail};
 use damas_arena::{
-    AlphaBetaPlayer, BoxedFactory, GameRules, HubPlayer, MctsPlayer, Pairing, Player, PlayerSpec,
-    RandomPlayer, ScheduledGame, Sprt, SprtVerdict, Wdl, balanced_openings, elo_estimate,
-    fit_ratings, gauntlet, parse_openings, round_robin, run_schedule,
+    AlphaBetaPlayer, BoxedFactory, DxpPlayer, GameRules, HubPlayer, MctsPlayer, Pairing, Player,
+    PlayerSpec, RandomPlayer, ScheduledGame, Sprt, SprtVerdict, Wdl, balanced_openings,
+    elo_estimate, fit_ratings, gauntlet, parse_openings, round_robin, run_schedule,
 };
 use damas_mcts::SearchConfig;
-use damas_rules::{Color, Game, Outcome, Rules, Variant, VariantVisitor, write_game_with_outcome};
+use damas_rules::{
+    Color, Game, Geometry, Outcome, Rules, Variant, VariantVisitor, write_game_with_outcome,
+};
 use damas_selfplay::shard::write_atomically;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -276,10 +278,14 @@ fn factory<V: Rules>(spec: &PlayerSpec, common: &Common) -> anyhow::Result<Boxed
         PlayerSpec::Hub(command) => Box::new(move |_| {
             Box::new(HubPlayer::new(&command, V::NAME, hub_time)) as Box<dyn Player<V>>
         }),
-        PlayerSpec::Dxp(address) => bail!(
-            "dxp:{address}: DXP players are not supported by the arena yet (use `damas dxp` \
-             for DXP matches)"
-        ),
+        PlayerSpec::Dxp(address) => {
+            anyhow::ensure!(
+                V::Geometry::SQUARES == 50,
+                "dxp:{address}: DXP is played on 10x10 boards only, not {}",
+                V::NAME
+            );
+            Box::new(move |_| Box::new(DxpPlayer::new(&address, hub_time)) as Box<dyn Player<V>>)
+        }
     })
 }
 
@@ -373,7 +379,7 @@ impl VariantVisitor for Match<'_> {
             &refs,
             &pairings,
             &openings,
-            common.concurrency,
+            concurrency(common, &specs),
             &rules,
             common.seed,
             |game| {
@@ -446,6 +452,15 @@ impl VariantVisitor for Match<'_> {
         )?;
         println!("results in {}", out.display());
         Ok(())
+    }
+}
+
+/// Games at once: one when a DXP engine plays (it takes one connection at a time).
+fn concurrency(common: &Common, specs: &[PlayerSpec]) -> usize {
+    if specs.iter().any(|s| matches!(s, PlayerSpec::Dxp(_))) {
+        1
+    } else {
+        common.concurrency
     }
 }
 
@@ -533,7 +548,7 @@ impl VariantVisitor for Tournament<'_> {
             &refs,
             &pairings,
             &openings,
-            common.concurrency,
+            concurrency(common, &specs),
             &game_rules(common),
             common.seed,
             |game| {

@@ -4,11 +4,8 @@
 
 use crate::opponent::{Opponent, OpponentSpec};
 use anyhow::{Context, bail};
-use damas_rules::notation::square_number;
-use damas_rules::{
-    Color, Game, Geometry, Move, Outcome, Rules, Variant, VariantVisitor, parse_hub,
-};
-use std::io::{BufRead, BufReader, Write};
+use damas_arena::dxp::{Link, find_move, move_message, padded};
+use damas_rules::{Color, Game, Geometry, Outcome, Rules, Variant, VariantVisitor, parse_hub};
 use std::net::{TcpListener, TcpStream};
 use std::time::Instant;
 
@@ -42,56 +39,6 @@ pub struct Args {
     /// Name sent to the other side.
     #[arg(long, default_value = "damas")]
     name: String,
-}
-
-/// A DXP connection: NUL-terminated messages in both directions.
-struct Link {
-    reader: BufReader<TcpStream>,
-    writer: TcpStream,
-}
-
-impl Link {
-    fn new(stream: TcpStream) -> anyhow::Result<Self> {
-        Ok(Link {
-            reader: BufReader::new(stream.try_clone()?),
-            writer: stream,
-        })
-    }
-
-    fn send(&mut self, message: &str) -> anyhow::Result<()> {
-        eprintln!("dxp > {message}");
-        self.writer.write_all(message.as_bytes())?;
-        self.writer.write_all(&[0])?;
-        Ok(self.writer.flush()?)
-    }
-
-    /// The next message, `None` when the other side has closed the connection.
-    fn receive(&mut self) -> anyhow::Result<Option<String>> {
-        let mut bytes = Vec::new();
-        if self.reader.read_until(0, &mut bytes)? == 0 {
-            return Ok(None);
-        }
-        if bytes.last() == Some(&0) {
-            bytes.pop();
-        }
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        eprintln!("dxp < {text}");
-        Ok(Some(text))
-    }
-}
-
-fn padded(name: &str) -> String {
-    format!("{:<32.32}", name)
-}
-
-/// A received MOVE: (from, to, captured) as PDN numbers.
-fn parse_move_message(text: &str) -> Option<(u32, u32, Vec<u32>)> {
-    let digits = |range: std::ops::Range<usize>| text.get(range)?.parse::<u32>().ok();
-    let (from, to, count) = (digits(5..7)?, digits(7..9)?, digits(9..11)? as usize);
-    let captured = (0..count)
-        .map(|i| digits(11 + 2 * i..13 + 2 * i))
-        .collect::<Option<Vec<u32>>>()?;
-    (text.len() == 11 + 2 * count).then_some((from, to, captured))
 }
 
 /// How a game is set up by GAMEREQ.
@@ -206,17 +153,7 @@ fn play_game<V: Rules>(
         };
         match message.chars().next() {
             Some('M') => {
-                let legal = game.legal_moves();
-                let found = parse_move_message(&message).and_then(|(from, to, mut captured)| {
-                    captured.sort_unstable();
-                    legal.iter().copied().find(|mv| {
-                        let mut ours: Vec<u32> = mv.captured().map(square_number::<V>).collect();
-                        ours.sort_unstable();
-                        square_number::<V>(mv.from()) == from
-                            && square_number::<V>(mv.to()) == to
-                            && ours == captured
-                    })
-                });
+                let found = find_move(&game, &message);
                 match found {
                     Some(mv) => game.play(&mv),
                     None => {
@@ -265,22 +202,6 @@ fn wait_for_end(link: &mut Link) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn move_message<V: Rules>(mv: &Move<V::Geometry>, seconds: u32) -> String {
-    let mut captured: Vec<u32> = mv.captured().map(square_number::<V>).collect();
-    captured.sort_unstable();
-    let mut text = format!(
-        "M{:04}{:02}{:02}{:02}",
-        seconds.min(9999),
-        square_number::<V>(mv.from()),
-        square_number::<V>(mv.to()),
-        captured.len()
-    );
-    for square in captured {
-        text.push_str(&format!("{square:02}"));
-    }
-    text
-}
-
 pub fn run(args: Args) -> anyhow::Result<()> {
     match (&args.listen, &args.connect) {
         (Some(port), None) => listen(&args, *port),
@@ -295,7 +216,7 @@ fn listen(args: &Args, port: u16) -> anyhow::Result<()> {
     println!("listening on {}", listener.local_addr()?);
     let mut played = 0;
     for stream in listener.incoming() {
-        let mut link = Link::new(stream?)?;
+        let mut link = Link::new(stream?, true)?;
         while let Some(message) = link.receive()? {
             if !message.starts_with('R') {
                 link.send(&format!("Cexpected GAMEREQ, got `{message}`"))?;
@@ -337,7 +258,7 @@ fn connect(args: &Args, address: &str) -> anyhow::Result<()> {
     };
     let stream =
         TcpStream::connect(address).with_context(|| format!("cannot connect to {address}"))?;
-    let mut link = Link::new(stream)?;
+    let mut link = Link::new(stream, true)?;
     for game in 0..args.games.max(1) {
         let follower = if our_color == Color::White { 'Z' } else { 'W' };
         link.send(&format!(

@@ -174,3 +174,33 @@ fn a_run_directory_refuses_another_network() {
     assert!(error.to_string().contains("1x8"), "{error}");
     let _ = std::fs::remove_dir_all(&runs);
 }
+
+#[test]
+fn every_shipped_config_is_valid() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let config = TrainConfig::read(&path).unwrap_or_else(|e| panic!("{e}"));
+            names.push(config.name.clone());
+            assert_eq!(
+                path.file_stem().unwrap().to_str().unwrap(),
+                config.name,
+                "runs/<name> matches the file"
+            );
+        }
+    }
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "brazilian",
+            "english",
+            "international",
+            "quick",
+            "russian",
+            "spanish"
+        ]
+    );
+}
