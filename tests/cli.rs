@@ -779,7 +779,15 @@ fn match_against_a_dxp_engine_listening_on_loopback() {
     let _ = std::fs::remove_dir_all(&dir);
     // Our own DXP engine as the outside engine, on a free port, for two games.
     let mut engine = Command::new(env!("CARGO_BIN_EXE_damas"))
-        .args(["dxp", "--listen", "0", "--games", "2", "--engine", "alphabeta:depth=2"])
+        .args([
+            "dxp",
+            "--listen",
+            "0",
+            "--games",
+            "2",
+            "--engine",
+            "alphabeta:depth=2",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -795,17 +803,33 @@ fn match_against_a_dxp_engine_listening_on_loopback() {
     let out_dir = dir.join("m");
     let out = damas(
         &[
-            "match", "--variant", "international", &player, "alphabeta:depth=1", "--games", "2",
-            "--quiet", "--time", "0.5", "--out", out_dir.to_str().unwrap(),
+            "match",
+            "--variant",
+            "international",
+            &player,
+            "alphabeta:depth=1",
+            "--games",
+            "2",
+            "--quiet",
+            "--time",
+            "0.5",
+            "--out",
+            out_dir.to_str().unwrap(),
         ],
         "",
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let results: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out_dir.join("results.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("results.json")).unwrap())
+            .unwrap();
     let games = results["games"].as_array().unwrap();
     assert_eq!(games.len(), 2);
-    assert!(games.iter().all(|g| !g["reason"].as_str().unwrap().contains("forfeit")), "{games:?}");
+    assert!(
+        games
+            .iter()
+            .all(|g| !g["reason"].as_str().unwrap().contains("forfeit")),
+        "{games:?}"
+    );
     let _ = engine.kill();
     let _ = engine.wait();
     let _ = std::fs::remove_dir_all(&dir);

@@ -34,14 +34,8 @@ pub fn balanced_openings<V: Rules>(
 /// Reads openings for `V` from text with one FEN per line (`#` comments and blank lines
 /// skipped); the error names the line.
 pub fn parse_openings<V: Rules>(text: &str) -> Result<Vec<Game<V>>, String> {
-    text.lines()
-        .enumerate()
-        .map(|(number, line)| (number + 1, line.trim()))
-        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
-        .map(|(number, line)| {
-            damas_rules::parse_fen::<V>(line)
-                .map(Game::from_position)
-                .map_err(|e| format!("line {number}: {e}"))
-        })
-        .collect()
+    Ok(damas_rules::parse_fen_lines::<V>(text)?
+        .into_iter()
+        .map(Game::from_position)
+        .collect())
 }

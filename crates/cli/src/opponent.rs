@@ -1,16 +1,14 @@
-//! Computer players named by one string: `random`, `alphabeta:depth=6`, `alphabeta:nodes=200000`,
-//! `alphabeta:time=0.5` (seconds per move).
+//! The computer opponent of `damas play` and `damas dxp`: a player string (the arena's
+//! [`PlayerSpec`]) limited to `random` and `alphabeta:...`, with a one-line report per move.
 
-use anyhow::{Context, bail};
+use damas_arena::PlayerSpec;
 use damas_engine::{EngineConfig, Limits, Searcher};
 use damas_rules::{Game, Move, Rules};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
-use std::str::FromStr;
-use std::time::Duration;
 
-/// A computer player, as given on the command line.
+/// A computer opponent, as given on the command line.
 #[derive(Clone, Debug, PartialEq)]
 pub enum OpponentSpec {
     /// Picks uniformly among the legal moves.
@@ -19,41 +17,14 @@ pub enum OpponentSpec {
     AlphaBeta(Limits),
 }
 
-impl FromStr for OpponentSpec {
+impl std::str::FromStr for OpponentSpec {
     type Err = anyhow::Error;
     fn from_str(text: &str) -> anyhow::Result<Self> {
-        let (kind, options) = text.split_once(':').unwrap_or((text, ""));
-        match kind {
-            "random" if options.is_empty() => Ok(OpponentSpec::Random),
-            "alphabeta" => {
-                let mut limits = Limits::default();
-                for option in options.split(',').filter(|o| !o.is_empty()) {
-                    let (key, value) = option
-                        .split_once('=')
-                        .with_context(|| format!("`{option}` in `{text}` is not key=value"))?;
-                    let bad = || format!("`{value}` is not a valid {key} in `{text}`");
-                    match key {
-                        "depth" => limits.depth = Some(value.parse().with_context(bad)?),
-                        "nodes" => limits.nodes = Some(value.parse().with_context(bad)?),
-                        "time" => {
-                            let seconds: f64 = value.parse().with_context(bad)?;
-                            if !(seconds.is_finite() && seconds > 0.0) {
-                                bail!(bad());
-                            }
-                            limits.move_time = Some(Duration::from_secs_f64(seconds));
-                        }
-                        other => bail!(
-                            "unknown alphabeta option `{other}` in `{text}` (depth, nodes, time)"
-                        ),
-                    }
-                }
-                if limits == Limits::default() {
-                    limits.depth = Some(6);
-                }
-                Ok(OpponentSpec::AlphaBeta(limits))
-            }
-            _ => bail!(
-                "unknown player `{text}` (expected `random` or `alphabeta:depth=N|nodes=N|time=SECONDS`)"
+        match text.parse::<PlayerSpec>()? {
+            PlayerSpec::Random => Ok(OpponentSpec::Random),
+            PlayerSpec::AlphaBeta(limits) => Ok(OpponentSpec::AlphaBeta(limits)),
+            _ => anyhow::bail!(
+                "`{text}`: only `random` and `alphabeta:depth=N|nodes=N|time=SECONDS` can be used here"
             ),
         }
     }

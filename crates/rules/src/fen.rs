@@ -276,3 +276,14 @@ pub fn to_hub<V: Rules>(position: &Position<V::Geometry>) -> String {
     }
     text
 }
+
+/// Positions from text with one FEN per line; blank lines and lines starting with `#` are
+/// skipped. The error names the line.
+pub fn parse_fen_lines<V: Rules>(text: &str) -> Result<Vec<Position<V::Geometry>>, String> {
+    text.lines()
+        .enumerate()
+        .map(|(number, line)| (number + 1, line.trim()))
+        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
+        .map(|(number, line)| parse_fen::<V>(line).map_err(|e| format!("line {number}: {e}")))
+        .collect()
+}

@@ -26,7 +26,7 @@ mod zobrist;
 
 pub use bitboard::Bits;
 pub use color::{ByColor, Color};
-pub use fen::{ParseFenError, parse_fen, parse_hub, to_fen, to_hub};
+pub use fen::{ParseFenError, parse_fen, parse_fen_lines, parse_hub, to_fen, to_hub};
 pub use game::{DrawReason, Game, Outcome, WinReason};
 pub use geometry::{Board8, Board10, Board12, Direction, Geometry, Orthogonal8};
 pub use movegen::legal_moves;

@@ -65,7 +65,7 @@ impl Default for SelfPlayConfig {
     }
 }
 
-/// Why a config file could not be used.
+/// Why a config file (self-play or training) could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.

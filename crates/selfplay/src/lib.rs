@@ -18,18 +18,10 @@ pub use play::{GameRecord, TimedEvaluator, play_games};
 pub use shard::{Sample, Shard, ShardError, ShardHeader, list_shards};
 
 /// Reads a file of start positions for `V`: one FEN per line; blank lines and lines starting
-/// with `#` are skipped. Errors name the line.
+/// with `#` are skipped. Errors name the file and line.
 pub fn read_openings<V: damas_rules::Rules>(
     path: &std::path::Path,
 ) -> Result<Vec<damas_rules::Position<V::Geometry>>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    text.lines()
-        .enumerate()
-        .map(|(number, line)| (number + 1, line.trim()))
-        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
-        .map(|(number, line)| {
-            damas_rules::parse_fen::<V>(line)
-                .map_err(|e| format!("{}:{number}: {e}", path.display()))
-        })
-        .collect()
+    damas_rules::parse_fen_lines::<V>(&text).map_err(|e| format!("{}: {e}", path.display()))
 }

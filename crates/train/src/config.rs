@@ -1,9 +1,10 @@
 //! A training run's config file (`configs/<name>.toml`). Every section and key has a default;
 //! unknown keys are errors that name the key and the line.
 
+pub use damas_selfplay::ConfigError;
 use damas_selfplay::SelfPlayConfig;
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The whole run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -164,27 +165,6 @@ impl Default for EvaluationSection {
             final_games: 0,
         }
     }
-}
-
-/// Why a config could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// The file could not be read.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The system's reason.
-        source: std::io::Error,
-    },
-    /// Malformed TOML, an unknown key, a wrong type, or a bad value.
-    #[error("{path}: {message}")]
-    Invalid {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong, and where.
-        message: String,
-    },
 }
 
 impl TrainConfig {
