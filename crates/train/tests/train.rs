@@ -204,3 +204,45 @@ fn every_shipped_config_is_valid() {
         ]
     );
 }
+
+#[test]
+fn gating_keeps_the_old_network_until_a_new_one_passes() {
+    let runs = std::env::temp_dir().join(format!("damas-train-gating-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&runs);
+    // A gate no network can pass: self-play must stay with the untrained generation 0.
+    let text = TINY.replace(
+        "simulations = 6\n",
+        "simulations = 6\ngating = true\ngate_score = 1.01\n",
+    );
+    run(&text, &runs);
+    let root = runs.join("tiny");
+    assert_eq!(
+        std::fs::read_to_string(root.join("best")).unwrap().trim(),
+        "0"
+    );
+    let eval: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root.join("checkpoints/000002/eval.json")).unwrap())
+            .unwrap();
+    assert_eq!(eval["promoted"], false);
+    for shard in list_shards(&root.join("shards")).unwrap() {
+        let header = Shard::read(&shard).unwrap().header;
+        assert_eq!(header.model, "tiny/000000", "{}", shard.display());
+    }
+    // A gate every network passes: generation 2's games come from generation 1.
+    let _ = std::fs::remove_dir_all(&runs);
+    run(
+        &text.replace("gate_score = 1.01", "gate_score = 0.0"),
+        &runs,
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("best")).unwrap().trim(),
+        "2"
+    );
+    let models: Vec<String> = list_shards(&root.join("shards"))
+        .unwrap()
+        .iter()
+        .map(|s| Shard::read(s).unwrap().header.model)
+        .collect();
+    assert!(models.contains(&"tiny/000001".to_string()), "{models:?}");
+    let _ = std::fs::remove_dir_all(&runs);
+}
