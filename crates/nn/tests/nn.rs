@@ -198,3 +198,31 @@ fn checkpoints_round_trip_and_refuse_the_wrong_variant() {
     assert!(missing.to_string().contains("meta.json"), "{missing}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_worked_example_of_the_model_format_page() {
+    use damas_rules::parse_move;
+    let mut game = Game::<International>::new();
+    let mut input = vec![0.0; BoardShape::of::<International>().input_len()];
+    encode(&game, &mut input);
+    let plane = |input: &[f32], p: usize| input[p * 100..(p + 1) * 100].to_vec();
+    let ones = |p: usize| plane(&input, p).iter().filter(|&&x| x == 1.0).count();
+    assert_eq!([ones(0), ones(2), ones(4)], [20, 20, 50]);
+    for p in [5, 6, 7, 9] {
+        assert_eq!(ones(p), 100, "plane {p}");
+    }
+    for p in [1, 3, 8, 10, 11, 12, 13, 14] {
+        assert_eq!(ones(p), 0, "plane {p}");
+    }
+    let white = parse_move::<International>(game.position(), "32-28").unwrap();
+    assert_eq!(
+        policy_index::<International>(&white, game.position().turn()),
+        1577
+    );
+    game.play(&white);
+    let black = parse_move::<International>(game.position(), "19-23").unwrap();
+    assert_eq!(
+        policy_index::<International>(&black, game.position().turn()),
+        1577
+    );
+}
