@@ -834,3 +834,98 @@ fn match_against_a_dxp_engine_listening_on_loopback() {
     let _ = engine.wait();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn export_writes_safetensors_that_an_independent_reader_opens() {
+    let dir = std::env::temp_dir().join(format!("damas-cli-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let model = dir.join("model");
+    let out = damas(
+        &[
+            "model",
+            "init",
+            "--variant",
+            "english",
+            "--blocks",
+            "1",
+            "--channels",
+            "8",
+            "--out",
+            model.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let file = dir.join("english.safetensors");
+    let out = damas(
+        &[
+            "export",
+            "--checkpoint",
+            model.to_str().unwrap(),
+            "--format",
+            "safetensors",
+            "--out",
+            file.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let bytes = std::fs::read(&file).unwrap();
+    let (_, header) = safetensors::SafeTensors::read_metadata(&bytes).expect("a safetensors file");
+    let metadata = header.metadata().as_ref().expect("metadata");
+    assert_eq!(metadata["damas.variant"], "english");
+    assert_eq!(metadata["damas.encoding_version"], "1");
+    assert_eq!(metadata["damas.board"], "8x8");
+    assert!(
+        metadata["damas.policy"].contains("[batch, 1024]"),
+        "{metadata:?}"
+    );
+    let tensors = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+    let names: Vec<String> = tensors.names().into_iter().map(String::from).collect();
+    assert!(
+        names.iter().any(|n| n.starts_with("stem.conv")),
+        "{names:?}"
+    );
+    let policy = names
+        .iter()
+        .find(|n| n.starts_with("policy_fc.weight"))
+        .expect("policy weights");
+    assert_eq!(tensors.tensor(policy).unwrap().shape(), [4 * 64, 1024]);
+
+    // Bad input: not a checkpoint, and a format not written yet.
+    let out = damas(
+        &[
+            "export",
+            "--checkpoint",
+            dir.to_str().unwrap(),
+            "--out",
+            file.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("not a checkpoint"),
+        "{}",
+        stderr(&out)
+    );
+    let out = damas(
+        &[
+            "export",
+            "--checkpoint",
+            model.to_str().unwrap(),
+            "--format",
+            "onnx",
+            "--out",
+            file.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("ONNX export is not implemented yet"),
+        "{}",
+        stderr(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -6,6 +6,7 @@ mod bench_selfplay;
 mod bench_train;
 mod board;
 mod dxp;
+mod export;
 mod hub;
 mod model;
 mod moves;
@@ -55,6 +56,8 @@ enum Command {
     Match(arena::MatchArgs),
     /// Play a round robin or gauntlet and fit ratings for every player.
     Tournament(arena::TournamentArgs),
+    /// Write a checkpoint's network for other engines (safetensors with metadata).
+    Export(export::Args),
 }
 
 fn main() -> ExitCode {
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
         Command::Train(args) => train::run(args),
         Command::Match(args) => arena::run_match(args),
         Command::Tournament(args) => arena::run_tournament(args),
+        Command::Export(args) => export::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

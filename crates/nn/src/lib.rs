@@ -5,12 +5,14 @@
 //! - [`network`]: the residual tower with policy and value heads.
 //! - [`evaluator`]: [`NetEvaluator`], the network behind [`damas_mcts::Evaluator`].
 //! - [`checkpoint`]: reading and writing checkpoint directories.
+//! - [`export`]: safetensors files with the encoding contract in their metadata.
 //!
 //! The CPU backend is burn's `flex`; `cuda` and `wgpu` are opt-in features.
 
 pub mod checkpoint;
 pub mod encoding;
 pub mod evaluator;
+pub mod export;
 pub mod network;
 
 pub use burn::tensor::Device;
