@@ -162,30 +162,24 @@ pub fn match_pairings(games: u32, skip: &[u32]) -> Vec<Pairing> {
 /// The pairings of a round robin: every pair meets twice per round (colours swapped) on the
 /// round's openings; ids follow the schedule order.
 pub fn round_robin(players: usize, rounds: u32) -> Vec<Pairing> {
-    let mut pairings = Vec::new();
-    for round in 0..rounds as usize {
-        for a in 0..players {
-            for b in a + 1..players {
-                for (white, black) in [(a, b), (b, a)] {
-                    pairings.push(Pairing {
-                        id: pairings.len() as u32,
-                        white,
-                        black,
-                        opening: round,
-                    });
-                }
-            }
-        }
-    }
-    pairings
+    let pairs: Vec<(usize, usize)> = (0..players)
+        .flat_map(|a| (a + 1..players).map(move |b| (a, b)))
+        .collect();
+    twice_per_round(&pairs, rounds)
 }
 
 /// The pairings of a gauntlet: player 0 meets every other player twice per round.
 pub fn gauntlet(players: usize, rounds: u32) -> Vec<Pairing> {
+    let pairs: Vec<(usize, usize)> = (1..players).map(|other| (0, other)).collect();
+    twice_per_round(&pairs, rounds)
+}
+
+/// Each pair plays twice per round, colours swapped, on the round's opening.
+fn twice_per_round(pairs: &[(usize, usize)], rounds: u32) -> Vec<Pairing> {
     let mut pairings = Vec::new();
     for round in 0..rounds as usize {
-        for other in 1..players {
-            for (white, black) in [(0, other), (other, 0)] {
+        for &(a, b) in pairs {
+            for (white, black) in [(a, b), (b, a)] {
                 pairings.push(Pairing {
                     id: pairings.len() as u32,
                     white,

@@ -116,6 +116,24 @@ impl<V: Rules> MctsPlayer<V> {
     }
 }
 
+impl<V: Rules> MctsPlayer<V> {
+    /// Builds such players, one per thread, all sharing `evaluator`.
+    pub fn factory(
+        evaluator: Arc<dyn Evaluator<V>>,
+        config: SearchConfig,
+        time: Option<Duration>,
+    ) -> crate::BoxedFactory<V> {
+        Box::new(move |seed| {
+            Box::new(MctsPlayer::new(
+                evaluator.clone(),
+                config.clone(),
+                time,
+                seed,
+            )) as Box<dyn Player<V>>
+        })
+    }
+}
+
 impl<V: Rules> Player<V> for MctsPlayer<V> {
     fn play(&mut self, game: &Game<V>) -> Result<Answer<V>, Forfeit> {
         self.seed = self.seed.wrapping_add(1);

@@ -260,14 +260,7 @@ fn factory<V: Rules>(spec: &PlayerSpec, common: &Common) -> anyhow::Result<Boxed
                 gumbel,
                 ..SearchConfig::default()
             };
-            Box::new(move |seed| {
-                Box::new(MctsPlayer::new(
-                    evaluator.clone(),
-                    config.clone(),
-                    time,
-                    seed,
-                )) as Box<dyn Player<V>>
-            })
+            MctsPlayer::factory(evaluator, config, time)
         }
         PlayerSpec::AlphaBeta(limits) => Box::new(move |seed| {
             Box::new(AlphaBetaPlayer::<V>::new(limits, seed)) as Box<dyn Player<V>>

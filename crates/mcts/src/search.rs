@@ -391,10 +391,10 @@ impl<V: Rules> Search<V> {
     /// halving's winner; with PUCT, `temperature` 0 takes the most visited move and a positive
     /// temperature samples visits^(1/temperature).
     pub fn choose(&mut self, temperature: f32) -> usize {
-        let report = self.report();
         if let Some(gumbel) = &self.gumbel {
             return gumbel.best(&self.tree, &self.config, self.root_value());
         }
+        let report = self.report();
         if temperature <= 0.0 || report.visits.iter().sum::<u32>() == 0 {
             let best = |i: usize| (report.visits[i], report.policy[i]);
             return (0..report.moves.len())

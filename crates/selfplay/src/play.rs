@@ -150,8 +150,9 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
         let game = search.game();
         let turn = game.position().turn();
         let ply = game.ply();
-        if let Some(outcome) = game.outcome() {
-            // The game was over before any move (an opening that ends it).
+        if report.moves.is_empty() {
+            // Only a finished root has no moves: an opening that ends the game.
+            let outcome = game.outcome().expect("a root without moves is finished");
             return Some(self.finish(slot, search, outcome));
         }
         let searched = report.moves.len() > 1;

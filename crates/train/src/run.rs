@@ -599,14 +599,7 @@ impl<'a, V: Rules> Run<'a, V> {
             simulations: self.config.evaluation.simulations,
             ..self.config.selfplay.search.clone()
         };
-        Ok(Box::new(move |seed| {
-            Box::new(MctsPlayer::new(
-                evaluator.clone(),
-                config.clone(),
-                None,
-                seed,
-            )) as Box<dyn Player<V>>
-        }))
+        Ok(MctsPlayer::factory(evaluator, config, None))
     }
 
     fn play(
