@@ -147,11 +147,7 @@ impl<V: Rules> Player<V> for MctsPlayer<V> {
             Some(time) => {
                 let started = Instant::now();
                 search.start(u32::MAX, false);
-                while !search.is_finished() && started.elapsed() < time {
-                    search.gather();
-                    let evaluations = evaluator.evaluate(&search.leaves().collect::<Vec<_>>());
-                    search.deliver(evaluations);
-                }
+                search.run_while(&evaluator, |_| started.elapsed() < time);
             }
         }
         let report = search.report();

@@ -49,7 +49,7 @@ impl Limits {
     }
 
     /// The time this move may take, if any limit sets one.
-    fn budget(&self) -> Option<Duration> {
+    pub fn budget(&self) -> Option<Duration> {
         let from_clock = self.clock.map(|clock| {
             let moves = clock.moves_to_go.unwrap_or(30).max(1);
             let share = clock.remaining / moves + clock.increment * 3 / 4;

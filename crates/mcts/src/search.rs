@@ -340,7 +340,17 @@ impl<V: Rules> Search<V> {
 
     /// Runs the whole search for this one game, evaluating one batch of leaves at a time.
     pub fn run(&mut self, evaluator: &impl Evaluator<V>) {
-        while !self.is_finished() {
+        self.run_while(evaluator, |_| true);
+    }
+
+    /// Runs the search for this one game until it finishes or `go_on` (asked before each batch)
+    /// says to stop: for searches bounded by time or stopped from outside.
+    pub fn run_while(
+        &mut self,
+        evaluator: &impl Evaluator<V>,
+        mut go_on: impl FnMut(&Self) -> bool,
+    ) {
+        while !self.is_finished() && go_on(self) {
             self.gather();
             if self.pending.is_empty() {
                 continue;

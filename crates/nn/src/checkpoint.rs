@@ -57,12 +57,12 @@ impl CheckpointMeta {
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
     /// A file could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{path}: {reason}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// The system's reason.
-        source: std::io::Error,
+        /// The system's reason (in the message, not a separate source, so it is said once).
+        reason: std::io::Error,
     },
     /// `meta.json` is not valid.
     #[error("{path}: not a checkpoint's meta.json: {message}")]
@@ -107,14 +107,33 @@ pub enum CheckpointError {
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> CheckpointError + '_ {
-    move |source| CheckpointError::Io {
+    move |reason| CheckpointError::Io {
         path: path.to_path_buf(),
-        source,
+        reason,
     }
 }
 
 /// Reads and checks `meta.json` of the checkpoint in `dir` for variant `V`.
 pub fn read_meta<V: Rules>(dir: &Path) -> Result<CheckpointMeta, CheckpointError> {
+    let meta = read_any_meta(dir)?;
+    if meta.variant != V::NAME {
+        return Err(CheckpointError::WrongVariant {
+            path: dir.to_path_buf(),
+            found: meta.variant,
+            expected: V::NAME.to_string(),
+        });
+    }
+    if meta.network.board != BoardShape::of::<V>() {
+        return Err(CheckpointError::Meta {
+            path: dir.join("meta.json"),
+            message: "the network's board does not match the variant".into(),
+        });
+    }
+    Ok(meta)
+}
+
+/// Reads `meta.json` of the checkpoint in `dir`, whatever its variant, and checks its versions.
+pub fn read_any_meta(dir: &Path) -> Result<CheckpointMeta, CheckpointError> {
     let path = dir.join("meta.json");
     let text = fs::read_to_string(&path).map_err(io_error(&path))?;
     let meta: CheckpointMeta = serde_json::from_str(&text).map_err(|e| CheckpointError::Meta {
@@ -134,19 +153,6 @@ pub fn read_meta<V: Rules>(dir: &Path) -> Result<CheckpointMeta, CheckpointError
                 expected,
             });
         }
-    }
-    if meta.variant != V::NAME {
-        return Err(CheckpointError::WrongVariant {
-            path: dir.to_path_buf(),
-            found: meta.variant,
-            expected: V::NAME.to_string(),
-        });
-    }
-    if meta.network.board != BoardShape::of::<V>() {
-        return Err(CheckpointError::Meta {
-            path,
-            message: "the network's board does not match the variant".into(),
-        });
     }
     Ok(meta)
 }

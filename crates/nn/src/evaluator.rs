@@ -47,25 +47,39 @@ impl<V: Rules> Evaluator<V> for NetEvaluator<V> {
         if leaves.is_empty() {
             return Vec::new();
         }
-        let shape = BoardShape::of::<V>();
-        let input_len = shape.input_len();
-        let mut inputs = vec![0.0; leaves.len() * input_len];
-        for (leaf, out) in leaves.iter().zip(inputs.chunks_mut(input_len)) {
-            encode(leaf.game, out);
-        }
-        let (policy, wdl) = self.run(inputs, leaves.len());
-        let policy_len = shape.policy_len();
-        leaves
-            .iter()
-            .enumerate()
-            .map(|(i, leaf)| {
-                let logits = &policy[i * policy_len..(i + 1) * policy_len];
-                let turn = leaf.game.position().turn();
-                Evaluation {
-                    priors: move_priors::<V>(logits, leaf.moves, turn),
-                    value: wdl[3 * i] - wdl[3 * i + 2],
-                }
-            })
-            .collect()
+        let (policy, wdl) = self.run(encode_leaves(leaves), leaves.len());
+        evaluations(leaves, &policy, &wdl)
     }
+}
+
+/// The input tensor of a batch of leaves, `[leaves, planes, height, width]` flattened.
+pub fn encode_leaves<V: Rules>(leaves: &[Leaf<'_, V>]) -> Vec<f32> {
+    let input_len = BoardShape::of::<V>().input_len();
+    let mut inputs = vec![0.0; leaves.len() * input_len];
+    for (leaf, out) in leaves.iter().zip(inputs.chunks_mut(input_len)) {
+        encode(leaf.game, out);
+    }
+    inputs
+}
+
+/// Each leaf's priors over its legal moves and its value (win minus loss probability), from a
+/// batch's policy logits and win/draw/loss probabilities.
+pub fn evaluations<V: Rules>(
+    leaves: &[Leaf<'_, V>],
+    policy: &[f32],
+    wdl: &[f32],
+) -> Vec<Evaluation> {
+    let policy_len = BoardShape::of::<V>().policy_len();
+    leaves
+        .iter()
+        .enumerate()
+        .map(|(i, leaf)| {
+            let logits = &policy[i * policy_len..(i + 1) * policy_len];
+            let turn = leaf.game.position().turn();
+            Evaluation {
+                priors: move_priors::<V>(logits, leaf.moves, turn),
+                value: wdl[3 * i] - wdl[3 * i + 2],
+            }
+        })
+        .collect()
 }

@@ -16,7 +16,9 @@ pub mod export;
 pub mod network;
 
 pub use burn::tensor::Device;
-pub use checkpoint::{CheckpointError, CheckpointMeta, load_network, read_meta, save_checkpoint};
+pub use checkpoint::{
+    CheckpointError, CheckpointMeta, load_network, read_any_meta, read_meta, save_checkpoint,
+};
 pub use encoding::{BoardShape, ENCODING_VERSION, INPUT_PLANES, PackedPosition, policy_index};
 pub use evaluator::NetEvaluator;
 pub use network::{Network, NetworkConfig, Output};

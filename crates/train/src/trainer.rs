@@ -102,9 +102,9 @@ impl<V: Rules> Trainer<V> {
         let mut optimizer = optimizer(config);
         let path = dir.join("optimizer.bpk");
         if path.exists() {
-            let bytes = std::fs::read(&path).map_err(|source| CheckpointError::Io {
+            let bytes = std::fs::read(&path).map_err(|reason| CheckpointError::Io {
                 path: path.clone(),
-                source,
+                reason,
             })?;
             optimizer = optimizer
                 .from_bytes(Bytes::from_bytes_vec(bytes))
