@@ -86,7 +86,7 @@ impl FromStr for PlayerSpec {
             "net" => {
                 let mut parts = rest.split(',');
                 let path = parts.next().filter(|p| !p.is_empty()).ok_or_else(|| {
-                    fail("needs a checkpoint: net:PATH[,sims=N|time=S][,gumbel]".into())
+                    fail("needs a checkpoint directory or ONNX file: net:PATH[,sims=N|time=S][,gumbel]".into())
                 })?;
                 let (mut simulations, mut time, mut gumbel) = (200, None, false);
                 for option in parts {

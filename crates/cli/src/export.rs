@@ -1,12 +1,20 @@
-//! `damas export --checkpoint DIR --format safetensors --out FILE`: a checkpoint's network for
-//! other engines, with the encoding contract (docs/model-format.md) in the file's metadata.
+//! `damas export --checkpoint DIR --format onnx|safetensors --out FILE`: a checkpoint's network
+//! for other engines, with the encoding contract (docs/model-format.md) in the file's metadata.
 
-use anyhow::{Context, bail};
-use damas_nn::checkpoint::CheckpointMeta;
+use anyhow::Context;
 use damas_nn::export::safetensors_bytes;
-use damas_rules::{Rules, Variant, VariantVisitor};
+use damas_rules::{Rules, VariantVisitor};
 use damas_selfplay::shard::write_atomically;
 use std::path::PathBuf;
+
+/// The file formats `damas export` writes.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Format {
+    /// An ONNX model (opset 18, dynamic batch axis) for any ONNX runtime.
+    Onnx,
+    /// The weights under their module paths, for engines with their own inference code.
+    Safetensors,
+}
 
 /// Arguments of `damas export`.
 #[derive(clap::Args)]
@@ -14,10 +22,10 @@ pub struct Args {
     /// The checkpoint directory.
     #[arg(long)]
     checkpoint: PathBuf,
-    /// `safetensors` (ONNX is not written yet).
-    #[arg(long, default_value = "safetensors")]
-    format: String,
-    /// The file to write.
+    /// The file format.
+    #[arg(long, value_enum, default_value = "onnx")]
+    format: Format,
+    /// The file to write (replaced atomically if it exists).
     #[arg(long)]
     out: PathBuf,
 }
@@ -31,7 +39,12 @@ impl VariantVisitor for Export<'_> {
         let device = damas_nn::cpu();
         let (network, meta) = damas_nn::load_network::<V>(&args.checkpoint, &device)
             .with_context(|| format!("cannot export {}", args.checkpoint.display()))?;
-        let bytes = safetensors_bytes(&network, &meta).map_err(anyhow::Error::msg)?;
+        let bytes = match args.format {
+            Format::Onnx => damas_onnx::onnx_bytes(&network, &meta)?,
+            Format::Safetensors => {
+                safetensors_bytes(&network, &meta).map_err(anyhow::Error::msg)?
+            }
+        };
         write_atomically(&args.out, &bytes)
             .with_context(|| format!("cannot write {}", args.out.display()))?;
         println!("wrote {} ({} bytes)", args.out.display(), bytes.len());
@@ -41,17 +54,9 @@ impl VariantVisitor for Export<'_> {
 
 /// Runs `damas export`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    match args.format.as_str() {
-        "safetensors" => {}
-        "onnx" => bail!("ONNX export is not implemented yet; use --format safetensors"),
-        other => bail!("unknown format `{other}` (safetensors)"),
-    }
     // The variant comes from the checkpoint itself.
-    let path = args.checkpoint.join("meta.json");
-    let text = std::fs::read_to_string(&path)
+    let meta = damas_nn::read_any_meta(&args.checkpoint)
         .with_context(|| format!("{}: not a checkpoint", args.checkpoint.display()))?;
-    let meta: CheckpointMeta = serde_json::from_str(&text)
-        .with_context(|| format!("{}: not a checkpoint's meta.json", path.display()))?;
-    let variant: Variant = meta.variant.parse().map_err(anyhow::Error::msg)?;
+    let variant: damas_rules::Variant = meta.variant.parse().map_err(anyhow::Error::msg)?;
     variant.visit(Export(&args))
 }

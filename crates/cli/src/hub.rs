@@ -1,6 +1,6 @@
-//! `damas hub`: the alpha-beta engine behind the Hub protocol (Scan 3.x, lidraughts), one line per
-//! message on standard input and output. The search runs on its own thread so that `stop` and
-//! `ping` are answered while it thinks.
+//! `damas hub`: the alpha-beta engine, or with `--model` a network searched by MCTS, behind the
+//! Hub protocol (Scan 3.x, lidraughts), one line per message on standard input and output. The
+//! search runs on its own thread so that `stop` and `ping` are answered while it thinks.
 
 use damas_engine::{Clock, EngineConfig, Limits, SearchInfo, Searcher};
 use damas_rules::notation::hub as hub_move;
@@ -18,6 +18,11 @@ pub struct Args {
     /// Transposition table size in MiB (also the `tt-size` parameter).
     #[arg(long, default_value_t = 64)]
     tt: usize,
+    /// Play with this network (checkpoint directory or exported ONNX file) searched by MCTS
+    /// instead of alpha-beta. The variant is the model's. `level nodes=N` sets the simulations,
+    /// `move-time` and `time` budget the search, `depth` does not apply.
+    #[arg(long)]
+    model: Option<std::path::PathBuf>,
 }
 
 /// One protocol line split into its command and its `key=value` / `key="quoted"` / flag words.
@@ -76,8 +81,8 @@ fn error(text: impl std::fmt::Display) {
     println!("error message=\"{}\"", text.to_string().replace('"', "'"));
 }
 
-/// The parts of the protocol that depend on the variant.
-trait Session {
+/// The parts of the protocol that depend on the variant and the engine.
+pub(crate) trait Session {
     fn new_game(&mut self);
     fn set_position(&mut self, position: Option<&str>, moves: &[&str]) -> Result<(), String>;
     /// Starts a search on its own thread; `answered` is set just before `done` is printed.
@@ -98,17 +103,7 @@ impl<V: Rules> Session for VariantSession<V> {
     }
 
     fn set_position(&mut self, position: Option<&str>, moves: &[&str]) -> Result<(), String> {
-        let start = match position {
-            Some(text) => parse_hub::<V>(text).map_err(|e| format!("bad position: {e}"))?,
-            None => damas_rules::Position::initial::<V>(),
-        };
-        let mut game = Game::<V>::from_position(start);
-        for text in moves {
-            let mv =
-                parse_move::<V>(game.position(), text).map_err(|e| format!("bad move: {e}"))?;
-            game.play(&mv);
-        }
-        self.game = game;
+        self.game = game_from(position, moves)?;
         Ok(())
     }
 
@@ -137,6 +132,23 @@ impl<V: Rules> Session for VariantSession<V> {
     fn stop_handle(&self) -> Arc<AtomicBool> {
         Arc::clone(&self.stop)
     }
+}
+
+/// The game given by a `pos` command: a Hub position (the variant's start if none), then moves.
+pub(crate) fn game_from<V: Rules>(
+    position: Option<&str>,
+    moves: &[&str],
+) -> Result<Game<V>, String> {
+    let start = match position {
+        Some(text) => parse_hub::<V>(text).map_err(|e| format!("bad position: {e}"))?,
+        None => damas_rules::Position::initial::<V>(),
+    };
+    let mut game = Game::<V>::from_position(start);
+    for text in moves {
+        let mv = parse_move::<V>(game.position(), text).map_err(|e| format!("bad move: {e}"))?;
+        game.play(&mv);
+    }
+    Ok(game)
 }
 
 /// An `info` line: depth, score in men, nodes, seconds, millions of nodes per second, PV.
@@ -240,6 +252,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut variant = Variant::International;
     let mut tt = args.tt;
     let mut session: Option<Box<dyn Session + Send>> = None;
+    // With a model, the variant is the model's and its session is ready before `init`.
+    let mut model_session = None;
+    if let Some(path) = &args.model {
+        variant = crate::model::model_variant(path)?;
+        model_session = Some(crate::hub_mcts::open(path, variant)?);
+    }
     let mut limits = Limits::default();
     // The running search: its thread, its stop flag, and whether it has answered.
     let mut search: Option<(JoinHandle<()>, Arc<AtomicBool>, Arc<AtomicBool>)> = None;
@@ -294,6 +312,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                         error("the variant can only be set before init")
                     }
                     "variant" => match value.parse::<Variant>() {
+                        Ok(v) if model_session.is_some() && v != variant => error(format!(
+                            "the model plays {}, not {}",
+                            variant.name(),
+                            v.name()
+                        )),
                         Ok(v) => variant = v,
                         Err(e) => error(e),
                     },
@@ -305,7 +328,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 }
             }
             "init" => {
-                session = Some(variant.visit(NewSession { tt }));
+                session = Some(match model_session.take() {
+                    Some(model) => model,
+                    None if args.model.is_some() => {
+                        // A second `init`: the model's session stays, with a new game.
+                        let mut same = session.take().expect("a model session after init");
+                        same.new_game();
+                        same
+                    }
+                    None => variant.visit(NewSession { tt }),
+                });
                 println!("ready");
             }
             "ping" => println!("pong"),

@@ -8,6 +8,7 @@ mod board;
 mod dxp;
 mod export;
 mod hub;
+mod hub_mcts;
 mod model;
 mod moves;
 mod opponent;
@@ -40,7 +41,7 @@ enum Command {
     Perft(perft::Args),
     /// Play a game in the terminal.
     Play(play::Args),
-    /// Run the alpha-beta engine behind the Hub protocol on standard input and output.
+    /// Run the alpha-beta engine (or a network with MCTS) behind the Hub protocol on stdin/stdout.
     Hub(hub::Args),
     /// Play 10x10 engine matches over DXP (TCP).
     Dxp(dxp::Args),
@@ -56,7 +57,7 @@ enum Command {
     Match(arena::MatchArgs),
     /// Play a round robin or gauntlet and fit ratings for every player.
     Tournament(arena::TournamentArgs),
-    /// Write a checkpoint's network for other engines (safetensors with metadata).
+    /// Write a checkpoint's network for other engines (ONNX or safetensors, with metadata).
     Export(export::Args),
 }
 

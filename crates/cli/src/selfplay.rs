@@ -17,7 +17,8 @@ pub struct Args {
     /// Variant to play.
     #[arg(long, value_parser = crate::parse_variant)]
     variant: Variant,
-    /// A checkpoint directory, `none` (the engine's static evaluation) or `uniform`.
+    /// A checkpoint directory, an exported ONNX file, `none` (the engine's static evaluation) or
+    /// `uniform`.
     #[arg(long, default_value = "none")]
     model: String,
     /// Games to play.
