@@ -529,17 +529,15 @@ fn assert_run_intact(root: &std::path::Path) {
     }
 }
 
-#[test]
-fn train_survives_kill_9_at_any_moment_and_resumes() {
-    let dir = std::env::temp_dir().join(format!("damas-cli-kill-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("tiny.toml");
+/// Writes a training config for a tiny Russian run named `name` into `dir`.
+fn tiny_train_config(dir: &std::path::Path, name: &str, generations: u32) -> std::path::PathBuf {
+    let config = dir.join(format!("{name}.toml"));
     std::fs::write(
         &config,
-        r#"name = "killed"
+        format!(
+            r#"name = "{name}"
 variant = "russian"
-generations = 3
+generations = {generations}
 games_per_generation = 6
 [network]
 blocks = 1
@@ -559,9 +557,19 @@ window_min = 50
 baseline_games = 2
 previous_games = 2
 simulations = 6
-"#,
+"#
+        ),
     )
     .unwrap();
+    config
+}
+
+#[test]
+fn train_survives_kill_9_at_any_moment_and_resumes() {
+    let dir = std::env::temp_dir().join(format!("damas-cli-kill-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = tiny_train_config(&dir, "killed", 3);
     let runs = dir.join("runs");
     let args = [
         "train",
@@ -1003,32 +1011,7 @@ fn an_exported_onnx_model_plays_like_its_checkpoint() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     // A briefly trained network, so that batch norm's running statistics are not the identity.
-    let config = dir.join("tiny.toml");
-    std::fs::write(
-        &config,
-        r#"name = "exported"
-variant = "russian"
-generations = 1
-games_per_generation = 8
-[network]
-blocks = 1
-channels = 8
-[selfplay]
-fast_simulations = 4
-full_search_fraction = 0.5
-max_plies = 80
-games_per_worker = 4
-[selfplay.search]
-simulations = 12
-[training]
-batch_size = 16
-window_min = 50
-[evaluation]
-baseline_games = 0
-previous_games = 0
-"#,
-    )
-    .unwrap();
+    let config = tiny_train_config(&dir, "exported", 1);
     let runs = dir.join("runs");
     let out = damas(
         &[
