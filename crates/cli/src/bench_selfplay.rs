@@ -1,6 +1,7 @@
 //! `damas bench selfplay`: the network's speed at the batch sizes self-play uses, its achieved
 //! GFLOP/s against this CPU's peak, and self-play's own speed with the share of time spent
-//! outside the network (tree, move generation, encoding).
+//! outside the network (tree, move generation, encoding). The same network exported to ONNX is
+//! timed in tract beside burn, as the speed an exported model plays at.
 
 use damas_mcts::Search;
 use damas_nn::{BoardShape, NetEvaluator, NetworkConfig, encoding::encode};
@@ -58,6 +59,17 @@ fn peak_gflops(cores: usize) -> (f64, f64) {
     (cores as f64 * 32.0 * ghz, ghz)
 }
 
+/// Positions per second of `run`, which evaluates `batch` positions (after one warm-up call).
+fn evals_per_second(batch: usize, seconds: Duration, mut run: impl FnMut()) -> f64 {
+    run();
+    let (mut runs, start) = (0u64, Instant::now());
+    while start.elapsed() < seconds || runs < 3 {
+        run();
+        runs += 1;
+    }
+    (runs * batch as u64) as f64 / start.elapsed().as_secs_f64()
+}
+
 struct Run<'a>(&'a Args);
 
 impl VariantVisitor for Run<'_> {
@@ -82,11 +94,25 @@ impl VariantVisitor for Run<'_> {
             flops / 1e6,
             peak
         );
+        // The same network as an exported ONNX model, run by tract.
+        let onnx_path =
+            std::env::temp_dir().join(format!("damas-bench-{}.onnx", std::process::id()));
+        std::fs::write(
+            &onnx_path,
+            damas_onnx::onnx_bytes(
+                &network,
+                &damas_nn::CheckpointMeta::new::<V>(config.clone()),
+            )?,
+        )?;
+        let onnx = damas_onnx::OnnxModel::open::<V>(&onnx_path);
+        let _ = std::fs::remove_file(&onnx_path);
+        let onnx = onnx?;
         println!(
-            "{:>6} {:>12} {:>10} {:>8}",
-            "batch", "evals/s", "GFLOP/s", "of peak"
+            "{:>6} {:>12} {:>10} {:>8} {:>14} {:>11}",
+            "batch", "evals/s", "GFLOP/s", "of peak", "tract evals/s", "tract/burn"
         );
         let shape = BoardShape::of::<V>();
+        let seconds = Duration::from_secs_f64(args.seconds);
         for &batch in &args.batches {
             let mut inputs = vec![0.0; batch * shape.input_len()];
             for (i, chunk) in inputs.chunks_mut(shape.input_len()).enumerate() {
@@ -94,17 +120,17 @@ impl VariantVisitor for Run<'_> {
                 game.play_random(i as u64, 10 + (i % 20) as u32);
                 encode(&game, chunk);
             }
-            evaluator.run(inputs.clone(), batch); // warm-up
-            let (mut runs, start) = (0u64, Instant::now());
-            while start.elapsed() < Duration::from_secs_f64(args.seconds) || runs < 3 {
+            let per_second = evals_per_second(batch, seconds, || {
                 evaluator.run(inputs.clone(), batch);
-                runs += 1;
-            }
-            let per_second = (runs * batch as u64) as f64 / start.elapsed().as_secs_f64();
+            });
+            let tract = evals_per_second(batch, seconds, || {
+                onnx.run(&inputs, batch).expect("checked when opened");
+            });
             let gflops = per_second * flops / 1e9;
             println!(
-                "{batch:>6} {per_second:>12.0} {gflops:>10.2} {:>7.1}%",
-                100.0 * gflops / peak
+                "{batch:>6} {per_second:>12.0} {gflops:>10.2} {:>7.1}% {tract:>14.0} {:>11.2}",
+                100.0 * gflops / peak,
+                tract / per_second
             );
         }
 

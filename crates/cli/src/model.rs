@@ -75,8 +75,16 @@ impl<V: Rules> Model<V> {
         })
     }
 
+    /// The model as the search's evaluator.
+    fn evaluator(&self) -> &dyn Evaluator<V> {
+        match self {
+            Model::Checkpoint(evaluator, _) => evaluator.as_ref(),
+            Model::Onnx(evaluator) => evaluator,
+        }
+    }
+
     /// The model as a shareable evaluator.
-    pub fn into_evaluator(self) -> Arc<dyn Evaluator<V>> {
+    fn into_evaluator(self) -> Arc<dyn Evaluator<V>> {
         match self {
             Model::Checkpoint(evaluator, _) => Arc::new(*evaluator),
             Model::Onnx(evaluator) => Arc::new(evaluator),
@@ -171,12 +179,7 @@ impl VariantVisitor for Eval<'_> {
             game: &game,
             moves: &moves,
         };
-        let priors = match &model {
-            Model::Checkpoint(evaluator, _) => evaluator.evaluate(&[leaf]),
-            Model::Onnx(evaluator) => evaluator.evaluate(&[leaf]),
-        }
-        .remove(0)
-        .priors;
+        let priors = model.evaluator().evaluate(&[leaf]).remove(0).priors;
         let mut rows: Vec<(String, usize, f32)> = moves
             .iter()
             .zip(&priors)
