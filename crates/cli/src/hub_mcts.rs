@@ -102,11 +102,8 @@ impl<V: Rules> Session for MctsSession<V> {
 fn print_info<V: Rules>(search: &Search<V>, started: Instant) {
     let report = search.report();
     let seconds = started.elapsed().as_secs_f64();
-    // The most visited move, ties to the higher prior, as `Search::choose` picks it.
-    let key = |i: usize| (report.visits[i], report.policy[i]);
-    let best =
-        (0..report.moves.len()).max_by(|&a, &b| key(a).partial_cmp(&key(b)).expect("finite"));
-    let pv = best
+    let pv = report
+        .most_visited()
         .map(|i| hub_move::<V>(&report.moves[i]))
         .unwrap_or_default();
     println!(

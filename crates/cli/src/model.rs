@@ -4,9 +4,9 @@
 //! `damas model eval`, which shows what a model makes of a position.
 
 use anyhow::Context;
-use damas_mcts::{Evaluator, Leaf, StaticEvaluator, UniformEvaluator, softmax};
+use damas_mcts::{Evaluator, StaticEvaluator, UniformEvaluator, softmax};
 use damas_nn::checkpoint::read_any_meta;
-use damas_nn::encoding::{encode, policy_index};
+use damas_nn::encoding::{encode, move_priors, policy_index};
 use damas_nn::{
     BoardShape, CheckpointMeta, NetEvaluator, NetworkConfig, load_network, save_checkpoint,
 };
@@ -73,14 +73,6 @@ impl<V: Rules> Model<V> {
                 (policy, softmax(&value))
             }
         })
-    }
-
-    /// The model as the search's evaluator.
-    fn evaluator(&self) -> &dyn Evaluator<V> {
-        match self {
-            Model::Checkpoint(evaluator, _) => evaluator.as_ref(),
-            Model::Onnx(evaluator) => evaluator,
-        }
     }
 
     /// The model as a shareable evaluator.
@@ -175,11 +167,8 @@ impl VariantVisitor for Eval<'_> {
         let (policy, wdl) = model.outputs(input.clone())?;
         let moves = game.legal_moves();
         let turn = position.turn();
-        let leaf = Leaf {
-            game: &game,
-            moves: &moves,
-        };
-        let priors = model.evaluator().evaluate(&[leaf]).remove(0).priors;
+        // The same priors the search gets, from the logits already computed.
+        let priors = move_priors::<V>(&policy, &moves, turn);
         let mut rows: Vec<(String, usize, f32)> = moves
             .iter()
             .zip(&priors)

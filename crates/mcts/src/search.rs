@@ -83,6 +83,15 @@ pub struct SearchReport<V: Rules> {
     pub simulations: u32,
 }
 
+impl<V: Rules> SearchReport<V> {
+    /// Index of the most visited move, ties going to the higher policy share (the priors before
+    /// any visit); `None` without moves.
+    pub fn most_visited(&self) -> Option<usize> {
+        let key = |i: usize| (self.visits[i], self.policy[i]);
+        (0..self.moves.len()).max_by(|&a, &b| key(a).partial_cmp(&key(b)).expect("finite"))
+    }
+}
+
 /// The search of one game's current position.
 pub struct Search<V: Rules> {
     config: SearchConfig,
@@ -406,10 +415,7 @@ impl<V: Rules> Search<V> {
         }
         let report = self.report();
         if temperature <= 0.0 || report.visits.iter().sum::<u32>() == 0 {
-            let best = |i: usize| (report.visits[i], report.policy[i]);
-            return (0..report.moves.len())
-                .max_by(|&a, &b| best(a).partial_cmp(&best(b)).expect("finite"))
-                .expect("a position with moves");
+            return report.most_visited().expect("a position with moves");
         }
         let weights: Vec<f64> = report
             .visits
