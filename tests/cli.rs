@@ -28,6 +28,14 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// An empty directory for one test, under the system's temporary directory.
+fn fresh_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("damas-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 #[test]
 fn variants_lists_every_variant() {
     let out = damas(&["variants"], "");
@@ -437,8 +445,7 @@ fn dxp_refuses_a_bad_gamereq_and_stays_up() {
 
 #[test]
 fn selfplay_with_a_tiny_network_writes_shards_and_games() {
-    let dir = std::env::temp_dir().join(format!("damas-cli-selfplay-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_dir("selfplay");
     let model = dir.join("model");
     let model = model.to_str().unwrap();
     let out = damas(
@@ -566,9 +573,7 @@ simulations = 6
 
 #[test]
 fn train_survives_kill_9_at_any_moment_and_resumes() {
-    let dir = std::env::temp_dir().join(format!("damas-cli-kill-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("kill");
     let config = tiny_train_config(&dir, "killed", 3);
     let runs = dir.join("runs");
     let args = [
@@ -616,8 +621,7 @@ fn train_survives_kill_9_at_any_moment_and_resumes() {
 
 #[test]
 fn match_against_our_own_hub_engine_runs_to_the_end_and_resumes() {
-    let dir = std::env::temp_dir().join(format!("damas-cli-match-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_dir("match");
     let hub = format!("hub:\"{} hub\"", env!("CARGO_BIN_EXE_damas"));
     let out_dir = dir.join("m");
     let args = [
@@ -682,8 +686,7 @@ fn match_against_our_own_hub_engine_runs_to_the_end_and_resumes() {
 
 #[test]
 fn a_broken_engine_forfeits_and_the_tournament_goes_on() {
-    let dir = std::env::temp_dir().join(format!("damas-cli-broken-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_dir("broken");
     let out_dir = dir.join("t");
     // One engine exits at once, one answers the handshake and then a nonsense move.
     let liar = "hub:\"printf 'wait\\nready\\ndone move=99-98\\n'; sleep 5\"";
@@ -738,8 +741,7 @@ fn a_broken_engine_forfeits_and_the_tournament_goes_on() {
 
 #[test]
 fn sprt_stops_a_lopsided_match_early() {
-    let dir = std::env::temp_dir().join(format!("damas-cli-sprt-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_dir("sprt");
     let args = [
         "match",
         "--variant",
@@ -783,8 +785,7 @@ fn sprt_stops_a_lopsided_match_early() {
 
 #[test]
 fn match_against_a_dxp_engine_listening_on_loopback() {
-    let dir = std::env::temp_dir().join(format!("damas-cli-dxp-match-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_dir("dxp-match");
     // Our own DXP engine as the outside engine, on a free port, for two games.
     let mut engine = Command::new(env!("CARGO_BIN_EXE_damas"))
         .args([
@@ -845,8 +846,7 @@ fn match_against_a_dxp_engine_listening_on_loopback() {
 
 #[test]
 fn export_writes_safetensors_that_an_independent_reader_opens() {
-    let dir = std::env::temp_dir().join(format!("damas-cli-export-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_dir("export");
     let model = dir.join("model");
     let out = damas(
         &[
@@ -1007,9 +1007,7 @@ fn eval_numbers(output: &str) -> Vec<f64> {
 
 #[test]
 fn an_exported_onnx_model_plays_like_its_checkpoint() {
-    let dir = std::env::temp_dir().join(format!("damas-cli-onnx-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("onnx");
     // A briefly trained network, so that batch norm's running statistics are not the identity.
     let config = tiny_train_config(&dir, "exported", 1);
     let runs = dir.join("runs");
