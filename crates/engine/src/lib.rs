@@ -11,6 +11,7 @@
 //! assert!(result.best.is_some());
 //! ```
 
+pub mod bench;
 pub mod eval;
 pub mod search;
 pub mod tt;

@@ -156,7 +156,9 @@ impl<V: Rules> Searcher<V> {
         }
     }
 
-    /// A flag that stops the running search when set (checked every 1024 nodes).
+    /// A flag that stops the running search when set (checked every 1024 nodes). The search does
+    /// not clear it: whoever sets it clears it before starting the next search, so that a stop
+    /// sent just before a search begins is never lost.
     pub fn stop_handle(&self) -> Arc<AtomicBool> {
         Arc::clone(&self.stop)
     }
@@ -167,11 +169,6 @@ impl<V: Rules> Searcher<V> {
         self.history.iter_mut().for_each(|h| *h = 0);
     }
 
-    /// Changes the randomisation seed (for example once per game).
-    pub fn set_seed(&mut self, seed: u64) {
-        self.config.seed = seed;
-    }
-
     /// Searches the current position of `game` within `limits`, reporting each finished iteration.
     pub fn search(
         &mut self,
@@ -180,7 +177,6 @@ impl<V: Rules> Searcher<V> {
         mut on_iteration: impl FnMut(&SearchInfo<V::Geometry>),
     ) -> SearchResult<V::Geometry> {
         let started = Instant::now();
-        self.stop.store(false, Ordering::Relaxed);
         self.aborted = false;
         self.nodes = 0;
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);

@@ -13,4 +13,6 @@ pub mod search;
 pub mod tree;
 
 pub use evaluator::{Evaluation, Evaluator, Leaf, StaticEvaluator, UniformEvaluator, softmax};
-pub use search::{Search, SearchConfig, SearchReport, evaluate_pending, run_batched};
+pub use search::{
+    InvalidValue, RootNoise, Search, SearchConfig, SearchReport, evaluate_pending, run_batched,
+};

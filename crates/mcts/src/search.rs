@@ -60,6 +60,118 @@ impl Default for SearchConfig {
     }
 }
 
+/// A config value out of its range: the key, the value given and what is allowed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{key}` = {value}: {allowed}")]
+pub struct InvalidValue {
+    /// The key, with its section (`selfplay.search.c_puct`).
+    pub key: String,
+    /// The value given.
+    pub value: String,
+    /// What is allowed.
+    pub allowed: String,
+}
+
+impl InvalidValue {
+    /// Checks `ok`; if not, names `key` in `section`, its `value` and what is `allowed`.
+    pub fn check(
+        ok: bool,
+        section: &str,
+        key: &str,
+        value: impl std::fmt::Display,
+        allowed: &str,
+    ) -> Result<(), InvalidValue> {
+        if ok {
+            return Ok(());
+        }
+        let key = if section.is_empty() {
+            key.to_string()
+        } else {
+            format!("{section}.{key}")
+        };
+        Err(InvalidValue {
+            key,
+            value: value.to_string(),
+            allowed: allowed.to_string(),
+        })
+    }
+}
+
+/// Whether a search explores at the root: self-play adds noise so that games differ (Dirichlet
+/// noise on the PUCT priors, Gumbel noise on the Gumbel sampling); matches and analysis search
+/// without it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RootNoise {
+    /// No noise: the search's best judgement.
+    Off,
+    /// Exploration noise at the root, for self-play.
+    On,
+}
+
+impl SearchConfig {
+    /// Checks every value against its range; `section` prefixes the keys in the error.
+    pub fn validate(&self, section: &str) -> Result<(), InvalidValue> {
+        let check = |ok, key, value: &dyn std::fmt::Display, allowed| {
+            InvalidValue::check(ok, section, key, value, allowed)
+        };
+        let positive = |x: f32| x.is_finite() && x > 0.0;
+        check(
+            (1..=1_000_000).contains(&self.simulations),
+            "simulations",
+            &self.simulations,
+            "1 to 1000000",
+        )?;
+        check(
+            positive(self.c_puct),
+            "c_puct",
+            &self.c_puct,
+            "a positive number",
+        )?;
+        check(
+            self.fpu_reduction.is_finite() && self.fpu_reduction >= 0.0,
+            "fpu_reduction",
+            &self.fpu_reduction,
+            "0 or more",
+        )?;
+        check(
+            positive(self.dirichlet_alpha),
+            "dirichlet_alpha",
+            &self.dirichlet_alpha,
+            "a positive number",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.dirichlet_epsilon),
+            "dirichlet_epsilon",
+            &self.dirichlet_epsilon,
+            "0 to 1",
+        )?;
+        check(
+            self.gumbel_candidates >= 1,
+            "gumbel_candidates",
+            &self.gumbel_candidates,
+            "at least 1",
+        )?;
+        check(
+            positive(self.gumbel_c_visit),
+            "gumbel_c_visit",
+            &self.gumbel_c_visit,
+            "a positive number",
+        )?;
+        check(
+            positive(self.gumbel_c_scale),
+            "gumbel_c_scale",
+            &self.gumbel_c_scale,
+            "a positive number",
+        )?;
+        check(
+            (1..=256).contains(&self.leaves_per_batch),
+            "leaves_per_batch",
+            &self.leaves_per_batch,
+            "1 to 256",
+        )
+    }
+}
+
 /// A leaf sent to the evaluator and not answered yet.
 #[derive(Clone, Debug)]
 struct PendingLeaf<V: Rules> {
@@ -148,13 +260,19 @@ impl<V: Rules> Search<V> {
         &self.config
     }
 
-    /// Starts searching the root with `simulations` simulations; `noise` adds Dirichlet noise
-    /// to the root priors (PUCT) or Gumbel noise to the root sampling (Gumbel), for self-play.
+    /// Starts searching the root with the configured number of simulations.
     /// A root with a single legal move, or none, needs no search: the search is finished at once.
-    pub fn start(&mut self, simulations: u32, noise: bool) {
+    pub fn start(&mut self, noise: RootNoise) {
+        self.start_with_budget(self.config.simulations, noise);
+    }
+
+    /// Starts searching the root with `simulations` simulations instead of the configured
+    /// number: self-play's cheap searches (playout cap randomisation), or `u32::MAX` for a
+    /// search bounded by time or stopped from outside ([`Search::run_while`]).
+    pub fn start_with_budget(&mut self, simulations: u32, noise: RootNoise) {
         self.budget = simulations;
         self.started = 0;
-        self.noise = noise;
+        self.noise = noise == RootNoise::On;
         self.gumbel = None;
         self.pending.clear();
         let root = self.tree.node(Tree::<V::Geometry>::ROOT).state;
@@ -444,15 +562,6 @@ impl<V: Rules> Search<V> {
             None => Tree::default(),
         };
         self.game.play(mv);
-        self.pending.clear();
-        self.gumbel = None;
-        self.root_eval = None;
-    }
-
-    /// Drops the tree (for example after the opponent's move was not searched).
-    pub fn reset(&mut self, game: Game<V>) {
-        self.tree = Tree::default();
-        self.game = game;
         self.pending.clear();
         self.gumbel = None;
         self.root_eval = None;

@@ -176,13 +176,6 @@ impl<G: Geometry> Tree<G> {
         }
     }
 
-    /// Takes back visits in flight that will never be evaluated (a collision).
-    pub fn remove_in_flight(&mut self, path: &[NodeId]) {
-        for &id in path {
-            self.node_mut(id).in_flight -= 1;
-        }
-    }
-
     /// The subtree below edge `index` of the root, as a tree of its own (tree reuse after a
     /// move); an empty tree if that move was never searched.
     pub fn subtree(&self, index: usize) -> Tree<G> {

@@ -2,8 +2,8 @@
 //! visit bookkeeping, Gumbel at tiny budgets, tree reuse and batching across games.
 
 use damas_mcts::{
-    Evaluation, Evaluator, Leaf, Search, SearchConfig, StaticEvaluator, UniformEvaluator,
-    run_batched,
+    Evaluation, Evaluator, Leaf, RootNoise, Search, SearchConfig, StaticEvaluator,
+    UniformEvaluator, run_batched,
 };
 use damas_rules::variants::{English, International, Russian};
 use damas_rules::{Game, Outcome, Rules};
@@ -91,7 +91,7 @@ fn config(simulations: u32, gumbel: bool) -> SearchConfig {
 fn puct_finds_the_only_forced_win_with_a_know_nothing_evaluator() {
     for (game, winning) in forced_wins::<Russian>(8) {
         let mut search = Search::new(game.clone(), config(800, false), 1);
-        search.start(800, false);
+        search.start_with_budget(800, RootNoise::Off);
         search.run(&UniformEvaluator);
         let chosen = search.choose(0.0);
         assert_eq!(
@@ -111,7 +111,7 @@ fn puct_finds_the_only_forced_win_with_a_know_nothing_evaluator() {
 fn gumbel_finds_the_only_forced_win_too() {
     for (game, winning) in forced_wins::<English>(6) {
         let mut search = Search::new(game.clone(), config(800, true), 1);
-        search.start(800, false);
+        search.start_with_budget(800, RootNoise::Off);
         search.run(&UniformEvaluator);
         assert_eq!(search.choose(0.0), winning);
         let report = search.report();
@@ -133,7 +133,7 @@ fn visits_add_up_and_policy_is_a_distribution() {
                 ..config(300, gumbel)
             };
             let mut search = Search::new(game, cfg, 3);
-            search.start(300, true);
+            search.start_with_budget(300, RootNoise::On);
             search.run(&StaticEvaluator::default());
             let report = search.report();
             let root = search.tree().node(0);
@@ -160,7 +160,7 @@ fn gumbel_moves_legally_at_two_simulations() {
             game = Game::new();
         }
         let mut search = Search::new(game.clone(), config(2, true), seed);
-        search.start(2, true);
+        search.start_with_budget(2, RootNoise::On);
         search.run(&UniformEvaluator);
         let index = search.choose(1.0);
         let report = search.report();
@@ -176,7 +176,7 @@ fn a_single_legal_move_is_answered_without_search() {
         damas_rules::parse_fen::<Russian>("W:Wc3:Bd4,h8").expect("valid FEN"),
     );
     let mut search = Search::new(game, config(100, false), 0);
-    search.start(100, false);
+    search.start_with_budget(100, RootNoise::Off);
     assert!(search.is_finished());
     assert_eq!(search.report().moves.len(), 1);
     assert_eq!(search.choose(0.0), 0);
@@ -186,7 +186,7 @@ fn a_single_legal_move_is_answered_without_search() {
 fn tree_reuse_keeps_the_chosen_subtree() {
     let game = Game::<English>::new();
     let mut search = Search::new(game, config(400, false), 0);
-    search.start(400, false);
+    search.start_with_budget(400, RootNoise::Off);
     search.run(&StaticEvaluator::default());
     let report = search.report();
     let index = search.choose(0.0);
@@ -195,7 +195,7 @@ fn tree_reuse_keeps_the_chosen_subtree() {
     search.advance(&mv);
     assert_eq!(search.tree().node(0).visits, kept);
     assert_eq!(search.game().moves().last(), Some(&mv));
-    search.start(100, true);
+    search.start_with_budget(100, RootNoise::On);
     search.run(&StaticEvaluator::default());
     assert_eq!(search.tree().node(0).visits, kept + 100);
 }
@@ -221,7 +221,7 @@ fn many_searches_share_each_batch() {
             let mut game = Game::new();
             game.play_random(seed, 6);
             let mut search = Search::new(game, cfg.clone(), seed);
-            search.start(64, true);
+            search.start_with_budget(64, RootNoise::On);
             search
         })
         .collect();
@@ -249,7 +249,7 @@ proptest! {
         game.play_random(seed, plies);
         prop_assume!(game.outcome().is_none());
         let mut search = Search::new(game.clone(), config(sims, gumbel), seed);
-        search.start(sims, true);
+        search.start_with_budget(sims, RootNoise::On);
         search.run(&StaticEvaluator::default());
         let index = search.choose(1.0);
         prop_assert!(game.legal_moves().contains(&search.report().moves[index]));

@@ -1,7 +1,9 @@
 //! A training run's config file (`configs/<name>.toml`). Every section and key has a default;
 //! unknown keys are errors that name the key and the line.
 
-pub use damas_selfplay::ConfigError;
+use damas_nn::NetworkSize;
+use damas_rules::Variant;
+pub use damas_selfplay::{ConfigError, ConfigProblem};
 use damas_selfplay::SelfPlayConfig;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -13,7 +15,8 @@ pub struct TrainConfig {
     /// Run name: the run lives in `runs/<name>/`.
     pub name: String,
     /// Variant to learn.
-    pub variant: String,
+    #[serde(with = "variant_name")]
+    pub variant: Variant,
     /// Generations to run (self-play, training, evaluation each); a resumed run stops here too.
     pub generations: u32,
     /// Self-play games per generation.
@@ -27,7 +30,7 @@ pub struct TrainConfig {
     pub seed: u64,
     /// Network size.
     #[serde(default)]
-    pub network: NetworkSection,
+    pub network: NetworkSize,
     /// Self-play settings.
     #[serde(default)]
     pub selfplay: SelfPlayConfig,
@@ -39,22 +42,18 @@ pub struct TrainConfig {
     pub evaluation: EvaluationSection,
 }
 
-/// `[network]`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct NetworkSection {
-    /// Residual blocks.
-    pub blocks: usize,
-    /// Channels per convolution.
-    pub channels: usize,
-}
+/// The variant as its name in the file.
+mod variant_name {
+    use damas_rules::Variant;
+    use serde::{Deserialize, Deserializer, Serializer};
 
-impl Default for NetworkSection {
-    fn default() -> Self {
-        NetworkSection {
-            blocks: 6,
-            channels: 64,
-        }
+    pub fn serialize<S: Serializer>(variant: &Variant, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(variant.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Variant, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -135,8 +134,9 @@ pub struct EvaluationSection {
     pub baseline_depth: u32,
     /// Games against the previous checkpoint per generation (0: none).
     pub previous_games: u32,
-    /// Simulations per move of the network players.
-    pub simulations: u32,
+    /// Simulations per move of the network players (none: self-play's full search's). The
+    /// checkpoints carry this search, so they play the same way wherever they are used.
+    pub simulations: Option<u32>,
     /// Gating: the new network becomes the self-play network only if it scores at least
     /// `gate_score` against the current one.
     pub gating: bool,
@@ -157,7 +157,7 @@ impl Default for EvaluationSection {
             baseline_games: 20,
             baseline_depth: 2,
             previous_games: 20,
-            simulations: 64,
+            simulations: None,
             gating: false,
             gate_score: 0.55,
             concurrency: 2,
@@ -167,44 +167,88 @@ impl Default for EvaluationSection {
     }
 }
 
-impl TrainConfig {
+impl EvaluationSection {
+    /// The search the network players use: self-play's, at the evaluation's simulations.
+    pub fn search(&self, selfplay: &SelfPlayConfig) -> damas_mcts::SearchConfig {
+        let mut search = selfplay.search.clone();
+        if let Some(simulations) = self.simulations {
+            search.simulations = simulations;
+        }
+        search
+    }
+}
+
+/// A config file read: the config, and its text (copied into the run).
+#[derive(Clone, Debug)]
+pub struct ConfigFile {
+    /// The config.
+    pub config: TrainConfig,
+    /// The file's text.
+    pub text: String,
+}
+
+impl ConfigFile {
     /// Reads and checks a config file.
-    pub fn read(path: &Path) -> Result<Self, ConfigError> {
+    pub fn read(path: &Path) -> Result<ConfigFile, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
             path: path.to_path_buf(),
             source,
         })?;
-        Self::parse(&text).map_err(|message| ConfigError::Invalid {
+        let config = Self::parse(&text).map_err(|problem| ConfigError::Invalid {
             path: path.to_path_buf(),
-            message,
-        })
+            problem,
+        })?;
+        Ok(ConfigFile { config, text })
+    }
+}
+
+impl TrainConfig {
+    /// Reads and checks a config file.
+    pub fn read(path: &Path) -> Result<TrainConfig, ConfigError> {
+        ConfigFile::read(path).map(|file| file.config)
     }
 
     /// Parses and checks config text.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let config: TrainConfig = toml::from_str(text).map_err(|e| e.to_string())?;
-        config
-            .variant
-            .parse::<damas_rules::Variant>()
-            .map_err(|e| e.to_string())?;
-        let bad = |what: &str| Err(format!("invalid value: {what}"));
+    pub fn parse(text: &str) -> Result<Self, ConfigProblem> {
+        let config: TrainConfig =
+            toml::from_str(text).map_err(|e| ConfigProblem::Syntax(e.to_string()))?;
+        let bad = |key: &str, value: String, allowed: &str| {
+            Err(ConfigProblem::Value {
+                key: key.to_string(),
+                value,
+                allowed: allowed.to_string(),
+            })
+        };
         if config.name.is_empty()
             || config.name.contains(['/', '\\'])
             || config.name.starts_with('.')
         {
-            return bad("`name` must be a plain directory name");
+            return bad(
+                "name",
+                format!("{:?}", config.name),
+                "a plain directory name",
+            );
         }
-        if config.training.batch_size == 0 {
-            return bad("`training.batch_size` must be at least 1");
+        let training = &config.training;
+        if training.batch_size == 0 {
+            return bad("training.batch_size", "0".into(), "at least 1");
         }
-        if config.training.window_min > config.training.window_max {
-            return bad("`training.window_min` is larger than `training.window_max`");
+        if training.window_min > training.window_max {
+            return bad(
+                "training.window_min",
+                training.window_min.to_string(),
+                "at most `training.window_max`",
+            );
         }
-        if config.training.learning_rate.is_empty() {
-            return bad("`training.learning_rate` needs at least one (step, rate) pair");
+        if training.learning_rate.is_empty() {
+            return bad(
+                "training.learning_rate",
+                "[]".into(),
+                "at least one (step, rate) pair",
+            );
         }
         if config.games_per_generation == 0 {
-            return bad("`games_per_generation` must be at least 1");
+            return bad("games_per_generation", "0".into(), "at least 1");
         }
         Ok(config)
     }

@@ -24,7 +24,7 @@ use damas_engine::Limits;
 use damas_mcts::{Evaluator, SearchConfig, StaticEvaluator};
 use damas_nn::{BoardShape, CheckpointMeta, NetEvaluator, NetworkConfig, load_network};
 use damas_rules::{Game, Rules};
-use damas_selfplay::shard::write_atomically;
+use damas_nn::write_atomically;
 use damas_selfplay::{ShardWriter, Stats, TimedEvaluator, play_games};
 use serde::{Deserialize, Serialize};
 use std::io::Write;

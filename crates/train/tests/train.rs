@@ -89,7 +89,7 @@ fn two_generations_then_a_resume() {
     assert_eq!(checkpoints(&root), ["000000", "000001", "000002", "000003"]);
     assert_eq!(list_shards(&root.join("shards")).unwrap().len(), 6);
     for shard in list_shards(&root.join("shards")).unwrap() {
-        Shard::read_for(&shard, "russian").expect("every shard reads");
+        Shard::read_for::<Russian>(&shard).expect("every shard reads");
     }
     let meta: serde_json::Value =
         serde_json::from_slice(&std::fs::read(root.join("checkpoints/000003/meta.json")).unwrap())
