@@ -8,10 +8,12 @@ use crate::network::{Network, NetworkConfig};
 use burn::prelude::*;
 use burn::store::ModuleRecord;
 use burn::tensor::Bytes;
+use damas_mcts::SearchConfig;
 use damas_rules::Rules;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Version of the checkpoint layout.
@@ -36,6 +38,10 @@ pub struct CheckpointMeta {
     /// Whatever the trainer measured (losses, scores).
     #[serde(default)]
     pub metrics: BTreeMap<String, f64>,
+    /// The search the network was evaluated with during training: how it plays wherever it is
+    /// used without other instructions (absent in untrained networks and older checkpoints).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchConfig>,
 }
 
 impl CheckpointMeta {
@@ -49,6 +55,7 @@ impl CheckpointMeta {
             step: 0,
             generation: 0,
             metrics: BTreeMap::new(),
+            search: None,
         }
     }
 }
@@ -177,6 +184,43 @@ pub fn load_network<V: Rules>(
         .try_load_record(record)
         .map_err(|e| weights(format!("{e:?}")))?;
     Ok((network, meta))
+}
+
+/// The checkpoints in `dir` (a run's `checkpoints/`): the numbers of the complete ones (those
+/// with a `meta.json`), in order. A missing directory holds none.
+pub fn list_checkpoints(dir: &Path) -> Result<Vec<u32>, CheckpointError> {
+    if !dir.exists() {
+        return Ok(Vec::new());
+    }
+    let mut numbers: Vec<u32> = fs::read_dir(dir)
+        .map_err(io_error(dir))?
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.path().join("meta.json").exists())
+        .filter_map(|entry| entry.file_name().to_str()?.parse().ok())
+        .collect();
+    numbers.sort_unstable();
+    Ok(numbers)
+}
+
+/// The directory of checkpoint `number` in a run's `checkpoints/` directory.
+pub fn checkpoint_dir(dir: &Path, number: u32) -> PathBuf {
+    dir.join(format!("{number:06}"))
+}
+
+/// Writes `contents` to `path` through a temporary file in the same directory, synced and
+/// renamed, so readers see the old file or the whole new one, never a part.
+pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{name}.tmp"));
+    let mut file = fs::File::create(&temp)?;
+    file.write_all(contents)?;
+    file.sync_all()?;
+    fs::rename(&temp, path)
 }
 
 /// Files of a checkpoint besides the network: name and contents.

@@ -45,7 +45,17 @@ pub fn export_metadata(meta: &CheckpointMeta) -> BTreeMap<String, String> {
         ("damas.step", meta.step.to_string()),
         ("damas.generation", meta.generation.to_string()),
     ];
-    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    let search = meta.search.as_ref().map(|search| {
+        (
+            "damas.search".to_string(),
+            serde_json::to_string(search).expect("a search config serializes"),
+        )
+    });
+    pairs
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .chain(search)
+        .collect()
 }
 
 /// The network as a safetensors file's bytes, with [`export_metadata`] in its header.

@@ -3,7 +3,8 @@
 //!
 //! - [`encoding`]: input planes and policy indices (the documented, versioned contract).
 //! - [`network`]: the residual tower with policy and value heads.
-//! - [`evaluator`]: [`NetEvaluator`], the network behind [`damas_mcts::Evaluator`].
+//! - [`evaluator`]: [`Predictor`] (a network in any runtime) and [`ModelEvaluator`], a
+//!   predictor behind [`damas_mcts::Evaluator`].
 //! - [`checkpoint`]: reading and writing checkpoint directories.
 //! - [`export`]: safetensors files with the encoding contract in their metadata.
 //!
@@ -17,11 +18,15 @@ pub mod network;
 
 pub use burn::tensor::Device;
 pub use checkpoint::{
-    CheckpointError, CheckpointMeta, load_network, read_any_meta, read_meta, save_checkpoint,
+    CheckpointError, CheckpointMeta, checkpoint_dir, list_checkpoints, load_network, read_any_meta,
+    read_meta, save_checkpoint, write_atomically,
 };
 pub use encoding::{BoardShape, ENCODING_VERSION, INPUT_PLANES, PackedPosition, policy_index};
-pub use evaluator::NetEvaluator;
-pub use network::{Network, NetworkConfig, Output};
+pub use evaluator::{
+    BurnModel, ModelEvaluator, NetEvaluator, Outputs, PredictError, Predictor, encode_leaves,
+    evaluations,
+};
+pub use network::{Network, NetworkConfig, NetworkSize, Output};
 
 /// The CPU device (burn's `flex` backend), for inference.
 pub fn cpu() -> Device {

@@ -7,16 +7,59 @@ use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d
 use burn::prelude::*;
 use burn::tensor::activation::relu;
 
-/// The size of a network; the board shape comes from the variant.
+/// The size of a network's tower, as configs and command lines give it. Its default is the one
+/// default network size of every command and config.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetworkSize {
+    /// Residual blocks in the tower.
+    pub blocks: usize,
+    /// Channels of every convolution in the tower.
+    pub channels: usize,
+}
+
+impl NetworkSize {
+    /// Six blocks of 64 channels.
+    pub const DEFAULT: NetworkSize = NetworkSize {
+        blocks: 6,
+        channels: 64,
+    };
+
+    /// Checks both values against their ranges; `section` prefixes the keys in the error.
+    pub fn validate(&self, section: &str) -> Result<(), damas_mcts::InvalidValue> {
+        damas_mcts::InvalidValue::check(
+            self.blocks <= 64,
+            section,
+            "blocks",
+            self.blocks,
+            "0 to 64",
+        )?;
+        damas_mcts::InvalidValue::check(
+            (1..=1024).contains(&self.channels),
+            section,
+            "channels",
+            self.channels,
+            "1 to 1024",
+        )
+    }
+}
+
+impl Default for NetworkSize {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// The shape of a network; the board comes from the variant.
 #[derive(Config, Debug, PartialEq)]
 pub struct NetworkConfig {
     /// The board the network plays on.
     pub board: BoardShape,
     /// Residual blocks in the tower.
-    #[config(default = 6)]
+    #[config(default = "NetworkSize::DEFAULT.blocks")]
     pub blocks: usize,
     /// Channels of every convolution in the tower.
-    #[config(default = 64)]
+    #[config(default = "NetworkSize::DEFAULT.channels")]
     pub channels: usize,
     /// Channels of the policy head's 1x1 convolution.
     #[config(default = 4)]
@@ -85,6 +128,21 @@ pub struct Output {
 }
 
 impl NetworkConfig {
+    /// A network of `size` for `board`.
+    pub fn sized(board: BoardShape, size: NetworkSize) -> Self {
+        NetworkConfig::new(board)
+            .with_blocks(size.blocks)
+            .with_channels(size.channels)
+    }
+
+    /// The size of its tower.
+    pub fn size(&self) -> NetworkSize {
+        NetworkSize {
+            blocks: self.blocks,
+            channels: self.channels,
+        }
+    }
+
     /// A fresh network with random weights on `device`.
     pub fn init(&self, device: &Device) -> Network {
         let area = self.board.height * self.board.width;

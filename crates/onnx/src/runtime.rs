@@ -3,12 +3,12 @@
 
 use crate::OnnxError;
 use crate::export::{INPUT, POLICY, VALUE};
-use damas_mcts::{Evaluation, Evaluator, Leaf, softmax};
-use damas_nn::evaluator::{encode_leaves, evaluations};
-use damas_nn::{BoardShape, ENCODING_VERSION, INPUT_PLANES};
+use damas_mcts::softmax;
+use damas_nn::{
+    BoardShape, ENCODING_VERSION, INPUT_PLANES, ModelEvaluator, Outputs, PredictError, Predictor,
+};
 use damas_rules::Rules;
 use std::collections::BTreeMap;
-use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tract_onnx::pb::ModelProto;
@@ -190,38 +190,17 @@ impl OnnxModel {
     }
 }
 
-/// An exported model as the search's evaluator.
-pub struct OnnxEvaluator<V: Rules> {
-    model: OnnxModel,
-    _variant: PhantomData<V>,
-}
-
-impl<V: Rules> OnnxEvaluator<V> {
-    /// Opens the model at `path` for variant `V` (see [`OnnxModel::open`]).
-    pub fn open(path: &Path) -> Result<Self, OnnxError> {
-        Ok(OnnxEvaluator {
-            model: OnnxModel::open::<V>(path)?,
-            _variant: PhantomData,
+impl Predictor for OnnxModel {
+    fn predict(&self, inputs: Vec<f32>, batch: usize) -> Result<Outputs, PredictError> {
+        let (policy_logits, value_logits) = self
+            .run(&inputs, batch)
+            .map_err(|e| PredictError(e.to_string()))?;
+        Ok(Outputs {
+            policy_logits,
+            wdl: value_logits.chunks(3).flat_map(softmax).collect(),
         })
     }
-
-    /// The model behind it.
-    pub fn model(&self) -> &OnnxModel {
-        &self.model
-    }
 }
 
-impl<V: Rules> Evaluator<V> for OnnxEvaluator<V> {
-    fn evaluate(&self, leaves: &[Leaf<'_, V>]) -> Vec<Evaluation> {
-        if leaves.is_empty() {
-            return Vec::new();
-        }
-        let (policy, value_logits) = self
-            .model
-            .run(&encode_leaves(leaves), leaves.len())
-            // The boundary was checked when the model was opened; a failure now is a bug.
-            .unwrap_or_else(|e| panic!("{e}"));
-        let wdl: Vec<f32> = value_logits.chunks(3).flat_map(softmax).collect();
-        evaluations(leaves, &policy, &wdl)
-    }
-}
+/// An exported model as the search's evaluator.
+pub type OnnxEvaluator<V> = ModelEvaluator<V, OnnxModel>;

@@ -3,7 +3,7 @@
 //! files that are not our models.
 
 use burn::prelude::*;
-use damas_mcts::{Evaluator, Search, SearchConfig, softmax};
+use damas_mcts::{Evaluator, RootNoise, Search, SearchConfig, softmax};
 use damas_nn::checkpoint::CheckpointMeta;
 use damas_nn::encoding::encode;
 use damas_nn::{BoardShape, INPUT_PLANES, NetEvaluator, Network, NetworkConfig};
@@ -144,7 +144,7 @@ fn search_results<V: Rules>(
         .iter()
         .map(|game| {
             let mut search = Search::new(game.clone(), SearchConfig::default(), 3);
-            search.start(64, false);
+            search.start_with_budget(64, RootNoise::Off);
             search.run(evaluator);
             let report = search.report();
             let index = search.choose(0.0);
@@ -162,11 +162,11 @@ fn the_exported_model_plays_the_moves_of_its_network() {
         .filter(|game| game.legal_moves().len() > 1)
         .collect();
     assert!(games.len() >= 6);
-    let onnx = OnnxEvaluator::<Russian>::open(&path).unwrap();
+    let onnx = OnnxEvaluator::<Russian>::wrap(OnnxModel::open::<Russian>(&path).unwrap());
     let burn = NetEvaluator::<Russian>::new(&network, &damas_nn::cpu());
     assert_eq!(search_results(&onnx, &games), search_results(&burn, &games));
     // And the value each reports for the start position agrees.
-    let (_, value) = onnx.model().run(&start_input::<Russian>(), 1).unwrap();
+    let (_, value) = onnx.predictor().run(&start_input::<Russian>(), 1).unwrap();
     let (_, burn_value) = burn_logits::<Russian>(&network, &start_input::<Russian>(), 1);
     assert_close("start value", &softmax(&value), &softmax(&burn_value));
 }

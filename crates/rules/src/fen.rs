@@ -279,11 +279,22 @@ pub fn to_hub<V: Rules>(position: &Position<V::Geometry>) -> String {
 
 /// Positions from text with one FEN per line; blank lines and lines starting with `#` are
 /// skipped. The error names the line.
-pub fn parse_fen_lines<V: Rules>(text: &str) -> Result<Vec<Position<V::Geometry>>, String> {
+pub fn parse_fen_lines<V: Rules>(text: &str) -> Result<Vec<Position<V::Geometry>>, FenLineError> {
     text.lines()
         .enumerate()
         .map(|(number, line)| (number + 1, line.trim()))
         .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
-        .map(|(number, line)| parse_fen::<V>(line).map_err(|e| format!("line {number}: {e}")))
+        .map(|(line, text)| parse_fen::<V>(text).map_err(|source| FenLineError { line, source }))
         .collect()
+}
+
+/// A bad line in a file of FENs.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}")]
+pub struct FenLineError {
+    /// The line number, from 1.
+    pub line: usize,
+    /// What is wrong with the FEN on it.
+    #[source]
+    pub source: ParseFenError,
 }

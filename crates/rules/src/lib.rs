@@ -26,7 +26,7 @@ mod zobrist;
 
 pub use bitboard::Bits;
 pub use color::{ByColor, Color};
-pub use fen::{ParseFenError, parse_fen, parse_fen_lines, parse_hub, to_fen, to_hub};
+pub use fen::{FenLineError, ParseFenError, parse_fen, parse_fen_lines, parse_hub, to_fen, to_hub};
 pub use game::{DrawReason, Game, Outcome, WinReason};
 pub use geometry::{Board8, Board10, Board12, Direction, Geometry, Orthogonal8};
 pub use movegen::legal_moves;
@@ -35,4 +35,4 @@ pub use notation::{ParseMoveError, ParseSquareError, parse_move};
 pub use pdn::{ParsePdnError, PdnGame, read_games, write_game, write_game_with_outcome};
 pub use perft::{Duplicates, divide, perft};
 pub use position::{Piece, Position};
-pub use variant::{Precedence, Rules, SquareNotation, Variant, VariantVisitor};
+pub use variant::{Precedence, Rules, SquareNotation, UnknownVariant, Variant, VariantVisitor};
