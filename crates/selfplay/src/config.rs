@@ -1,7 +1,8 @@
 //! Self-play settings, read from TOML (the `[selfplay]` table of a training config, or a file of
 //! its own). Unknown keys are errors; missing keys take the defaults below.
 
-use damas_mcts::SearchConfig;
+use damas_mcts::{InvalidValue, SearchConfig};
+use damas_rules::{Position, Rules};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -65,37 +66,165 @@ impl Default for SelfPlayConfig {
     }
 }
 
+/// What is wrong in a config's text (self-play or training).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigProblem {
+    /// The TOML is malformed or has unknown or mistyped keys: the parser's message, with the
+    /// line and the key.
+    #[error("{0}")]
+    Syntax(String),
+    /// A key's value is out of its range.
+    #[error("invalid value: {0}")]
+    Value(#[from] InvalidValue),
+    /// The variant is not known.
+    #[error(transparent)]
+    Variant(#[from] damas_rules::UnknownVariant),
+}
+
 /// Why a config file (self-play or training) could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("{path}: {source}")]
+    #[error("cannot read {path}")]
     Io {
         /// The file.
         path: PathBuf,
         /// The system's reason.
+        #[source]
         source: std::io::Error,
     },
-    /// The TOML is malformed or has unknown or mistyped keys.
-    #[error("{path}: {message}")]
+    /// The file's contents are not a valid config (the problem is part of the message, so it
+    /// is said once).
+    #[error("{path}: {problem}")]
     Invalid {
         /// The file.
         path: PathBuf,
-        /// The parser's message, with the line and the key.
-        message: String,
+        /// What is wrong.
+        problem: ConfigProblem,
+    },
+    /// The openings file does not read.
+    #[error("openings file {path}")]
+    Openings {
+        /// The file.
+        path: PathBuf,
+        /// The bad line.
+        #[source]
+        source: damas_rules::FenLineError,
     },
 }
 
 impl SelfPlayConfig {
+    /// Checks every value against its range; `section` prefixes the keys in the error.
+    pub fn validate(&self, section: &str) -> Result<(), InvalidValue> {
+        let check = |ok, key, value: &dyn std::fmt::Display, allowed| {
+            InvalidValue::check(ok, section, key, value, allowed)
+        };
+        let search = if section.is_empty() {
+            "search".to_string()
+        } else {
+            format!("{section}.search")
+        };
+        self.search.validate(&search)?;
+        check(
+            self.fast_simulations <= self.search.simulations,
+            "fast_simulations",
+            &self.fast_simulations,
+            "0 (off) to the full search's simulations",
+        )?;
+        check(
+            self.full_search_fraction > 0.0 && self.full_search_fraction <= 1.0,
+            "full_search_fraction",
+            &self.full_search_fraction,
+            "more than 0, at most 1",
+        )?;
+        check(
+            self.temperature.is_finite() && self.temperature >= 0.0,
+            "temperature",
+            &self.temperature,
+            "0 or more",
+        )?;
+        check(
+            self.resign_threshold.is_finite() && self.resign_threshold <= 1.0,
+            "resign_threshold",
+            &self.resign_threshold,
+            "at most 1 (-1 or less: never resign)",
+        )?;
+        check(
+            self.resign_moves >= 1,
+            "resign_moves",
+            &self.resign_moves,
+            "at least 1",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.resign_check_fraction),
+            "resign_check_fraction",
+            &self.resign_check_fraction,
+            "0 to 1",
+        )?;
+        check(
+            self.max_plies >= 1,
+            "max_plies",
+            &self.max_plies,
+            "at least 1",
+        )?;
+        check(
+            (1..=256).contains(&self.workers),
+            "workers",
+            &self.workers,
+            "1 to 256",
+        )?;
+        check(
+            (1..=65_536).contains(&self.games_per_worker),
+            "games_per_worker",
+            &self.games_per_worker,
+            "1 to 65536",
+        )?;
+        check(
+            (1..=256).contains(&self.inference_threads),
+            "inference_threads",
+            &self.inference_threads,
+            "1 to 256",
+        )?;
+        check(
+            self.games_per_shard >= 1,
+            "games_per_shard",
+            &self.games_per_shard,
+            "at least 1",
+        )
+    }
+
+    /// The start positions of `openings` for `V` (none if no file is given).
+    pub fn read_openings<V: Rules>(&self) -> Result<Vec<Position<V::Geometry>>, ConfigError> {
+        let Some(path) = &self.openings else {
+            return Ok(Vec::new());
+        };
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        damas_rules::parse_fen_lines::<V>(&text).map_err(|source| ConfigError::Openings {
+            path: path.clone(),
+            source,
+        })
+    }
+
     /// Reads a self-play config from a TOML file.
     pub fn read(path: &Path) -> Result<Self, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
             path: path.to_path_buf(),
             source,
         })?;
-        toml::from_str(&text).map_err(|e| ConfigError::Invalid {
+        Self::parse(&text).map_err(|problem| ConfigError::Invalid {
             path: path.to_path_buf(),
-            message: e.to_string(),
+            problem,
         })
+    }
+
+    /// Parses and checks self-play config text (the `[selfplay]` table's keys).
+    pub fn parse(text: &str) -> Result<Self, ConfigProblem> {
+        let config: SelfPlayConfig =
+            toml::from_str(text).map_err(|e| ConfigProblem::Syntax(e.to_string()))?;
+        config.validate("")?;
+        Ok(config)
     }
 }

@@ -6,22 +6,16 @@
 //! - [`play`]: the worker loop and [`play_games`].
 //! - [`shard`]: the shard file format.
 //! - [`output`]: [`ShardWriter`] and running [`Stats`].
+//! - [`drive`]: [`play_into_shards`], games played straight into shard files.
 
 pub mod config;
+pub mod drive;
 pub mod output;
 pub mod play;
 pub mod shard;
 
-pub use config::{ConfigError, SelfPlayConfig};
+pub use config::{ConfigError, ConfigProblem, SelfPlayConfig};
+pub use drive::{JobError, SelfPlayJob, SelfPlayReport, play_into_shards, run_job};
 pub use output::{ShardWriter, Stats};
 pub use play::{GameRecord, TimedEvaluator, play_games};
 pub use shard::{Sample, Shard, ShardError, ShardHeader, list_shards};
-
-/// Reads a file of start positions for `V`: one FEN per line; blank lines and lines starting
-/// with `#` are skipped. Errors name the file and line.
-pub fn read_openings<V: damas_rules::Rules>(
-    path: &std::path::Path,
-) -> Result<Vec<damas_rules::Position<V::Geometry>>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    damas_rules::parse_fen_lines::<V>(&text).map_err(|e| format!("{}: {e}", path.display()))
-}

@@ -2,8 +2,9 @@
 //! running statistics for the progress display.
 
 use crate::play::GameRecord;
-use crate::shard::{SHARD_FORMAT, Shard, ShardError, ShardHeader, write_atomically};
-use damas_rules::{Color, Outcome};
+use crate::shard::{SHARD_FORMAT, Shard, ShardError, ShardHeader};
+use damas_nn::write_atomically;
+use damas_rules::{Color, Outcome, Rules};
 use std::path::{Path, PathBuf};
 
 /// Running totals over the games seen so far.
@@ -15,7 +16,8 @@ pub struct Stats {
     pub samples: u64,
     /// Plies played.
     pub plies: u64,
-    /// Wins of the first player, of the second, and draws.
+    /// Wins of White (the side at the bottom, which moves first in most variants but second in
+    /// English, Pool and Thai).
     pub white_wins: u32,
     /// Wins of Black.
     pub black_wins: u32,
@@ -83,13 +85,13 @@ pub struct ShardWriter {
 }
 
 impl ShardWriter {
-    /// Writes shards `<prefix>-NNNNNN.shard` into `shard_dir` and games
-    /// `<prefix>-NNNNNN.pdn` into `pdn_dir`, numbered after any already there.
-    pub fn new(
+    /// Writes shards of `V`'s games `<prefix>-NNNNNN.shard` into `shard_dir` and the games
+    /// `<prefix>-NNNNNN.pdn` into `pdn_dir`, numbered after any already there; `model` names
+    /// the player.
+    pub fn new<V: Rules>(
         shard_dir: &Path,
         pdn_dir: &Path,
         prefix: &str,
-        variant: &str,
         model: &str,
         games_per_shard: u32,
     ) -> Self {
@@ -111,7 +113,7 @@ impl ShardWriter {
             prefix: prefix.to_string(),
             header: ShardHeader {
                 format: SHARD_FORMAT,
-                variant: variant.to_string(),
+                variant: V::NAME.to_string(),
                 encoding_version: damas_nn::ENCODING_VERSION,
                 model: model.to_string(),
                 games: 0,
@@ -162,6 +164,11 @@ impl ShardWriter {
         self.games = 0;
         self.next_index += 1;
         Ok(())
+    }
+
+    /// The player named in the shards and games.
+    pub fn model(&self) -> &str {
+        &self.header.model
     }
 
     /// The shard files written so far.

@@ -3,7 +3,7 @@
 
 use crate::config::SelfPlayConfig;
 use crate::shard::Sample;
-use damas_mcts::{Evaluation, Evaluator, Leaf, Search, evaluate_pending};
+use damas_mcts::{Evaluation, Evaluator, Leaf, RootNoise, Search, evaluate_pending};
 use damas_nn::PackedPosition;
 use damas_nn::encoding::policy_target;
 use damas_rules::{
@@ -140,7 +140,7 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
             low_value_moves: ByColor::default(),
             _variant: std::marker::PhantomData,
         };
-        search.start(self.config.search.simulations, true);
+        search.start(RootNoise::On);
         Some((slot, search))
     }
 
@@ -196,12 +196,11 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
         }
         slot.full_search = self.config.fast_simulations == 0
             || self.rng.random::<f32>() < self.config.full_search_fraction;
-        let simulations = if slot.full_search {
-            self.config.search.simulations
+        if slot.full_search {
+            search.start(RootNoise::On);
         } else {
-            self.config.fast_simulations
-        };
-        search.start(simulations, slot.full_search);
+            search.start_with_budget(self.config.fast_simulations, RootNoise::Off);
+        }
         None
     }
 

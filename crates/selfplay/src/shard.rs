@@ -5,10 +5,10 @@
 //! [`Shard`] in bincode's standard configuration (serde). A truncated or altered file fails
 //! the checksum before anything is decoded.
 
-use damas_nn::PackedPosition;
+use damas_nn::{PackedPosition, write_atomically};
+use damas_rules::Rules;
 use serde::{Deserialize, Serialize};
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The first bytes of every shard file.
@@ -177,14 +177,14 @@ impl Shard {
         Shard::from_bytes(&bytes, path)
     }
 
-    /// Reads the shard at `path` and checks it is for `variant`.
-    pub fn read_for(path: &Path, variant: &str) -> Result<Shard, ShardError> {
+    /// Reads the shard at `path` and checks it is for `V`.
+    pub fn read_for<V: Rules>(path: &Path) -> Result<Shard, ShardError> {
         let shard = Shard::read(path)?;
-        if shard.header.variant != variant {
+        if shard.header.variant != V::NAME {
             return Err(ShardError::WrongVariant {
                 path: path.to_path_buf(),
                 found: shard.header.variant,
-                expected: variant.to_string(),
+                expected: V::NAME.to_string(),
             });
         }
         Ok(shard)
@@ -197,22 +197,6 @@ impl Shard {
             source,
         })
     }
-}
-
-/// Writes `contents` to `path` through a temporary file in the same directory, synced and
-/// renamed, so readers see the old file or the whole new one, never a part.
-pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.tmp"));
-    let mut file = fs::File::create(&temp)?;
-    file.write_all(contents)?;
-    file.sync_all()?;
-    fs::rename(&temp, path)
 }
 
 /// The shard files in `dir` (`*.shard`), sorted by name (oldest first, as they are numbered).

@@ -2,7 +2,7 @@
 //! legal, complete and consistent with their samples.
 
 use damas_mcts::UniformEvaluator;
-use damas_rules::variants::Russian;
+use damas_rules::variants::{English, Russian};
 use damas_rules::{Outcome, read_games};
 use damas_selfplay::{
     GameRecord, SelfPlayConfig, Shard, ShardError, ShardHeader, ShardWriter, play_games,
@@ -88,14 +88,8 @@ fn games_are_legal_and_samples_match_their_results() {
 #[test]
 fn shards_round_trip_and_damage_is_detected() {
     let dir = temp_dir("shards");
-    let mut writer = ShardWriter::new(
-        &dir.join("shards"),
-        &dir.join("games"),
-        "gen",
-        "russian",
-        "uniform",
-        2,
-    );
+    let mut writer =
+        ShardWriter::new::<Russian>(&dir.join("shards"), &dir.join("games"), "gen", "uniform", 2);
     let records = some_games(4);
     let samples: usize = records.iter().map(|r| r.samples.len()).sum();
     for record in records {
@@ -106,7 +100,7 @@ fn shards_round_trip_and_damage_is_detected() {
     assert_eq!(written.len(), 2);
     let read: Vec<Shard> = written
         .iter()
-        .map(|p| Shard::read_for(p, "russian").unwrap())
+        .map(|p| Shard::read_for::<Russian>(p).unwrap())
         .collect();
     assert_eq!(read.iter().map(|s| s.samples.len()).sum::<usize>(), samples);
     assert_eq!(read[0].header.games, 2);
@@ -130,7 +124,7 @@ fn shards_round_trip_and_damage_is_detected() {
     let error = Shard::read(&path).unwrap_err();
     assert!(matches!(error, ShardError::NotAShard { .. }));
     assert!(error.to_string().contains("damaged.shard"));
-    let wrong = Shard::read_for(&written[0], "english").unwrap_err();
+    let wrong = Shard::read_for::<English>(&written[0]).unwrap_err();
     assert!(wrong.to_string().contains("russian"), "{wrong}");
 
     let mut other = read[0].clone();

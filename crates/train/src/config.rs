@@ -1,10 +1,11 @@
 //! A training run's config file (`configs/<name>.toml`). Every section and key has a default;
 //! unknown keys are errors that name the key and the line.
 
+use damas_mcts::InvalidValue;
 use damas_nn::NetworkSize;
 use damas_rules::Variant;
-pub use damas_selfplay::{ConfigError, ConfigProblem};
 use damas_selfplay::SelfPlayConfig;
+pub use damas_selfplay::{ConfigError, ConfigProblem};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -167,7 +168,124 @@ impl Default for EvaluationSection {
     }
 }
 
+impl TrainingSection {
+    /// Checks every value against its range.
+    pub fn validate(&self) -> Result<(), InvalidValue> {
+        let check = |ok, key, value: &dyn std::fmt::Display, allowed| {
+            InvalidValue::check(ok, "training", key, value, allowed)
+        };
+        check(
+            (1..=65_536).contains(&self.batch_size),
+            "batch_size",
+            &self.batch_size,
+            "1 to 65536",
+        )?;
+        check(
+            self.samples_per_new_sample.is_finite() && self.samples_per_new_sample > 0.0,
+            "samples_per_new_sample",
+            &self.samples_per_new_sample,
+            "a positive number",
+        )?;
+        check(
+            self.window_min <= self.window_max,
+            "window_min",
+            &self.window_min,
+            "at most `training.window_max`",
+        )?;
+        check(
+            self.window_max >= 1,
+            "window_max",
+            &self.window_max,
+            "at least 1",
+        )?;
+        check(
+            self.window_fraction > 0.0 && self.window_fraction <= 1.0,
+            "window_fraction",
+            &self.window_fraction,
+            "more than 0, at most 1",
+        )?;
+        let schedule = format!("{:?}", self.learning_rate);
+        check(
+            !self.learning_rate.is_empty(),
+            "learning_rate",
+            &schedule,
+            "at least one [step, rate] pair",
+        )?;
+        check(
+            self.learning_rate
+                .iter()
+                .all(|&(_, rate)| rate.is_finite() && rate > 0.0),
+            "learning_rate",
+            &schedule,
+            "positive rates",
+        )?;
+        check(
+            self.learning_rate.windows(2).all(|w| w[0].0 < w[1].0),
+            "learning_rate",
+            &schedule,
+            "steps in increasing order",
+        )?;
+        check(
+            self.l2.is_finite() && self.l2 >= 0.0,
+            "l2",
+            &self.l2,
+            "0 or more",
+        )?;
+        check(
+            self.value_weight.is_finite() && self.value_weight >= 0.0,
+            "value_weight",
+            &self.value_weight,
+            "0 or more",
+        )?;
+        check(
+            (1..=256).contains(&self.threads),
+            "threads",
+            &self.threads,
+            "1 to 256",
+        )
+    }
+}
+
 impl EvaluationSection {
+    /// Checks every value against its range.
+    pub fn validate(&self) -> Result<(), InvalidValue> {
+        let check = |ok, key, value: &dyn std::fmt::Display, allowed| {
+            InvalidValue::check(ok, "evaluation", key, value, allowed)
+        };
+        check(
+            (1..=30).contains(&self.baseline_depth),
+            "baseline_depth",
+            &self.baseline_depth,
+            "1 to 30",
+        )?;
+        if let Some(simulations) = self.simulations {
+            check(
+                (1..=1_000_000).contains(&simulations),
+                "simulations",
+                &simulations,
+                "1 to 1000000",
+            )?;
+        }
+        check(
+            (0.0..=1.0).contains(&self.gate_score),
+            "gate_score",
+            &self.gate_score,
+            "0 to 1",
+        )?;
+        check(
+            (1..=256).contains(&self.concurrency),
+            "concurrency",
+            &self.concurrency,
+            "1 to 256",
+        )?;
+        check(
+            self.opening_plies <= 100,
+            "opening_plies",
+            &self.opening_plies,
+            "0 to 100",
+        )
+    }
+
     /// The search the network players use: self-play's, at the evaluation's simulations.
     pub fn search(&self, selfplay: &SelfPlayConfig) -> damas_mcts::SearchConfig {
         let mut search = selfplay.search.clone();
@@ -194,7 +312,7 @@ impl ConfigFile {
             path: path.to_path_buf(),
             source,
         })?;
-        let config = Self::parse(&text).map_err(|problem| ConfigError::Invalid {
+        let config = TrainConfig::parse(&text).map_err(|problem| ConfigError::Invalid {
             path: path.to_path_buf(),
             problem,
         })?;
@@ -203,6 +321,30 @@ impl ConfigFile {
 }
 
 impl TrainConfig {
+    /// Checks every value of every section against its range.
+    pub fn validate(&self) -> Result<(), InvalidValue> {
+        InvalidValue::check(
+            !self.name.is_empty()
+                && !self.name.contains(['/', '\\'])
+                && !self.name.starts_with('.'),
+            "",
+            "name",
+            format!("{:?}", self.name),
+            "a plain directory name",
+        )?;
+        InvalidValue::check(
+            self.games_per_generation >= 1,
+            "",
+            "games_per_generation",
+            self.games_per_generation,
+            "at least 1",
+        )?;
+        self.network.validate("network")?;
+        self.selfplay.validate("selfplay")?;
+        self.training.validate()?;
+        self.evaluation.validate()
+    }
+
     /// Reads and checks a config file.
     pub fn read(path: &Path) -> Result<TrainConfig, ConfigError> {
         ConfigFile::read(path).map(|file| file.config)
@@ -212,44 +354,7 @@ impl TrainConfig {
     pub fn parse(text: &str) -> Result<Self, ConfigProblem> {
         let config: TrainConfig =
             toml::from_str(text).map_err(|e| ConfigProblem::Syntax(e.to_string()))?;
-        let bad = |key: &str, value: String, allowed: &str| {
-            Err(ConfigProblem::Value {
-                key: key.to_string(),
-                value,
-                allowed: allowed.to_string(),
-            })
-        };
-        if config.name.is_empty()
-            || config.name.contains(['/', '\\'])
-            || config.name.starts_with('.')
-        {
-            return bad(
-                "name",
-                format!("{:?}", config.name),
-                "a plain directory name",
-            );
-        }
-        let training = &config.training;
-        if training.batch_size == 0 {
-            return bad("training.batch_size", "0".into(), "at least 1");
-        }
-        if training.window_min > training.window_max {
-            return bad(
-                "training.window_min",
-                training.window_min.to_string(),
-                "at most `training.window_max`",
-            );
-        }
-        if training.learning_rate.is_empty() {
-            return bad(
-                "training.learning_rate",
-                "[]".into(),
-                "at least one (step, rate) pair",
-            );
-        }
-        if config.games_per_generation == 0 {
-            return bad("games_per_generation", "0".into(), "at least 1");
-        }
+        config.validate()?;
         Ok(config)
     }
 }

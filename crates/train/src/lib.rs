@@ -4,15 +4,16 @@
 //! - [`config`]: the run's TOML config.
 //! - [`replay`]: the replay window over the newest shards.
 //! - [`trainer`]: the burn model, optimiser and training step.
-//! - [`events`]: TensorBoard output, and a reader of event files.
+//! - [`tensorboard`]: TensorBoard output.
 //! - [`run`]: the loop and its files.
 
+pub mod bench;
 pub mod config;
-pub mod events;
 pub mod replay;
 pub mod run;
+pub mod tensorboard;
 pub mod trainer;
 
-pub use config::TrainConfig;
-pub use run::{Progress, Run, RunError, RunPaths, RunSummary, Silent};
+pub use config::{ConfigFile, TrainConfig};
+pub use run::{Progress, Run, RunError, RunPaths, RunSummary, Silent, train};
 pub use trainer::{TrainMetrics, Trainer};

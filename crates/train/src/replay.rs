@@ -2,6 +2,7 @@
 //! data made so far, sampled uniformly into batches.
 
 use crate::config::TrainingSection;
+use damas_rules::Rules;
 use damas_selfplay::{Sample, Shard, ShardError, list_shards};
 use rand::Rng;
 use rand::rngs::StdRng;
@@ -23,8 +24,8 @@ impl ReplayWindow {
             .min(total as usize)
     }
 
-    /// The newest `size` samples of the shards in `dir` (numbered, so name order is age order).
-    pub fn load(dir: &Path, variant: &str, size: usize) -> Result<Self, ShardError> {
+    /// The newest `size` samples of `V`'s shards in `dir` (numbered, so name order is age order).
+    pub fn load<V: Rules>(dir: &Path, size: usize) -> Result<Self, ShardError> {
         let paths = list_shards(dir).map_err(|source| ShardError::Io {
             path: dir.to_path_buf(),
             source,
@@ -35,7 +36,7 @@ impl ReplayWindow {
             if count >= size {
                 break;
             }
-            let mut samples = Shard::read_for(path, variant)?.samples;
+            let mut samples = Shard::read_for::<V>(path)?.samples;
             if count + samples.len() > size {
                 samples.drain(..count + samples.len() - size);
             }

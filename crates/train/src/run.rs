@@ -13,19 +13,22 @@
 //! ever rewritten.
 
 use crate::config::TrainConfig;
-use crate::events::Board;
 use crate::replay::ReplayWindow;
+use crate::tensorboard::TensorBoard;
 use crate::trainer::{TrainMetrics, Trainer};
 use damas_arena::{
     AlphaBetaPlayer, BoxedFactory, EloEstimate, GameRules, MctsPlayer, Player, PlayerFactory, Wdl,
     balanced_openings, elo_estimate, run_match,
 };
 use damas_engine::Limits;
-use damas_mcts::{Evaluator, SearchConfig, StaticEvaluator};
-use damas_nn::{BoardShape, CheckpointMeta, NetEvaluator, NetworkConfig, load_network};
-use damas_rules::{Game, Rules};
-use damas_nn::write_atomically;
-use damas_selfplay::{ShardWriter, Stats, TimedEvaluator, play_games};
+use damas_mcts::{Evaluator, StaticEvaluator};
+use damas_models::{Model, ModelError};
+use damas_nn::{
+    BoardShape, CheckpointError, CheckpointMeta, NetworkConfig, checkpoint_dir, list_checkpoints,
+    write_atomically,
+};
+use damas_rules::{Game, Position, Rules};
+use damas_selfplay::{ConfigError, ShardError, ShardWriter, play_into_shards};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -57,23 +60,54 @@ impl Progress for Silent {
 /// Why a run stopped with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    /// A file of the run could not be read or written.
-    #[error("{path}: {message}")]
-    File {
+    /// A file of the run could not be written.
+    #[error("cannot write {path}")]
+    Io {
         /// The file.
         path: PathBuf,
-        /// What went wrong.
-        message: String,
+        /// The system's reason.
+        #[source]
+        source: std::io::Error,
     },
+    /// A checkpoint could not be read or written.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// A checkpoint's network could not be opened for play.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// A shard could not be read or written.
+    #[error(transparent)]
+    Shard(#[from] ShardError),
+    /// The self-play settings do not work (an openings file that does not read).
+    #[error(transparent)]
+    Config(#[from] ConfigError),
     /// The run directory holds a different run.
-    #[error("{0}")]
-    Mismatch(String),
+    #[error(
+        "{dir} holds a run of {found_variant} with a {found_blocks}x{found_channels} network; \
+         this config asks for {variant} with {blocks}x{channels} (use another name)"
+    )]
+    Mismatch {
+        /// The run directory.
+        dir: PathBuf,
+        /// The variant of the run it holds.
+        found_variant: String,
+        /// Its network's blocks.
+        found_blocks: usize,
+        /// Its network's channels.
+        found_channels: usize,
+        /// The variant asked for.
+        variant: String,
+        /// The network's blocks asked for.
+        blocks: usize,
+        /// The network's channels asked for.
+        channels: usize,
+    },
 }
 
-fn file_error(path: &Path) -> impl FnOnce(String) -> RunError + '_ {
-    move |message| RunError::File {
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+    move |source| RunError::Io {
         path: path.to_path_buf(),
-        message,
+        source,
     }
 }
 
@@ -106,20 +140,12 @@ impl RunPaths {
 
     /// Checkpoint directory of generation `generation`.
     pub fn checkpoint(&self, generation: u32) -> PathBuf {
-        self.checkpoints.join(format!("{generation:06}"))
+        checkpoint_dir(&self.checkpoints, generation)
     }
 
     /// Generations with a complete checkpoint, in order.
-    pub fn generations(&self) -> Vec<u32> {
-        let mut found: Vec<u32> = std::fs::read_dir(&self.checkpoints)
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.ok())
-            .filter(|e| e.path().join("meta.json").exists())
-            .filter_map(|e| e.file_name().to_str()?.parse().ok())
-            .collect();
-        found.sort_unstable();
-        found
+    pub fn generations(&self) -> Result<Vec<u32>, RunError> {
+        Ok(list_checkpoints(&self.checkpoints)?)
     }
 }
 
@@ -132,7 +158,7 @@ pub struct SelfPlayDone {
     pub samples: u64,
     /// Plies played.
     pub plies: u64,
-    /// First player's wins, draws, second player's wins.
+    /// White's wins, draws, Black's wins (White is not the first to move in every variant).
     pub results: (u32, u32, u32),
     /// Resignations; resignation-check games in which a side would have resigned; of those,
     /// the ones it would not have lost.
@@ -171,10 +197,13 @@ pub struct RunSummary {
 pub struct Run<'a, V: Rules> {
     config: &'a TrainConfig,
     paths: RunPaths,
-    board: Board,
+    board: TensorBoard,
     log: std::fs::File,
     progress: &'a mut dyn Progress,
+    /// Start positions of the evaluation matches.
     openings: Vec<Game<V>>,
+    /// Start positions of self-play (none: the variant's start).
+    selfplay_openings: Vec<Position<V::Geometry>>,
 }
 
 impl<'a, V: Rules> Run<'a, V> {
@@ -194,33 +223,31 @@ impl<'a, V: Rules> Run<'a, V> {
             &paths.games,
             &paths.tensorboard,
         ] {
-            std::fs::create_dir_all(dir).map_err(|e| file_error(dir)(e.to_string()))?;
+            std::fs::create_dir_all(dir).map_err(io_error(dir))?;
         }
         let copy = paths.root.join("config.toml");
         if let Ok(previous) = std::fs::read_to_string(&copy)
             && let Ok(previous) = TrainConfig::parse(&previous)
             && (previous.variant != config.variant || previous.network != config.network)
         {
-            return Err(RunError::Mismatch(format!(
-                "{} holds a run of {} with a {}x{} network; this config asks for {} with {}x{} \
-                 (use another name)",
-                paths.root.display(),
-                previous.variant,
-                previous.network.blocks,
-                previous.network.channels,
-                config.variant,
-                config.network.blocks,
-                config.network.channels
-            )));
+            return Err(RunError::Mismatch {
+                dir: paths.root.clone(),
+                found_variant: previous.variant.to_string(),
+                found_blocks: previous.network.blocks,
+                found_channels: previous.network.channels,
+                variant: config.variant.to_string(),
+                blocks: config.network.blocks,
+                channels: config.network.channels,
+            });
         }
-        write_atomically(&copy, config_text.as_bytes())
-            .map_err(|e| file_error(&copy)(e.to_string()))?;
+        let selfplay_openings = config.selfplay.read_openings::<V>()?;
+        write_atomically(&copy, config_text.as_bytes()).map_err(io_error(&copy))?;
         let log_path = paths.root.join("log.txt");
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(&log_path)
-            .map_err(|e| file_error(&log_path)(e.to_string()))?;
+            .map_err(io_error(&log_path))?;
         let evaluation = &config.evaluation;
         let openings = balanced_openings::<V>(
             (evaluation
@@ -235,11 +262,12 @@ impl<'a, V: Rules> Run<'a, V> {
         );
         Ok(Run {
             config,
-            board: Board::new(&paths.tensorboard),
+            board: TensorBoard::new(&paths.tensorboard),
             paths,
             log,
             progress,
             openings,
+            selfplay_openings,
         })
     }
 
@@ -255,25 +283,20 @@ impl<'a, V: Rules> Run<'a, V> {
     }
 
     fn network_config(&self) -> NetworkConfig {
-        NetworkConfig::new(BoardShape::of::<V>())
-            .with_blocks(self.config.network.blocks)
-            .with_channels(self.config.network.channels)
+        NetworkConfig::sized(BoardShape::of::<V>(), self.config.network)
     }
 
     /// Runs generations until `config.generations` have checkpoints and evaluations.
     pub fn run(&mut self) -> Result<RunSummary, RunError> {
         damas_nn::set_inference_threads(self.config.training.threads);
-        if self.paths.generations().is_empty() {
+        if self.paths.generations()?.is_empty() {
             let trainer = Trainer::<V>::new(
                 &self.network_config(),
                 &self.config.training,
                 self.config.seed,
             );
             let meta = CheckpointMeta::new::<V>(self.network_config());
-            let dir = self.paths.checkpoint(0);
-            trainer
-                .save(&dir, &meta, vec![])
-                .map_err(|e| file_error(&dir)(e.to_string()))?;
+            trainer.save(&self.paths.checkpoint(0), &meta, vec![])?;
             self.say(&format!(
                 "{}: new run of {}, generation 0 is an untrained network",
                 self.config.name,
@@ -282,7 +305,7 @@ impl<'a, V: Rules> Run<'a, V> {
         }
         let mut generation = *self
             .paths
-            .generations()
+            .generations()?
             .last()
             .expect("generation 0 exists");
         if generation > 0 && !self.paths.checkpoint(generation).join("eval.json").exists() {
@@ -389,10 +412,10 @@ impl<'a, V: Rules> Run<'a, V> {
             }
         }
         let player = self.self_play_generation(generation - 1);
-        let (evaluator, model): (Box<dyn Evaluator<V>>, String) =
+        let (evaluator, model): (Arc<dyn Evaluator<V>>, String) =
             if generation == 1 && self.config.bootstrap_with_static_eval {
                 (
-                    Box::new(StaticEvaluator::<V>::default()),
+                    Arc::new(StaticEvaluator::<V>::default()),
                     "static-eval".into(),
                 )
             } else {
@@ -401,12 +424,10 @@ impl<'a, V: Rules> Run<'a, V> {
                     format!("{}/{player:06}", self.config.name),
                 )
             };
-        let evaluator = TimedEvaluator::new(evaluator);
-        let mut writer = ShardWriter::new(
+        let mut writer = ShardWriter::new::<V>(
             &self.paths.shards,
             &self.paths.games,
             &prefix,
-            V::NAME,
             &model,
             self.config.selfplay.games_per_shard,
         );
@@ -415,28 +436,16 @@ impl<'a, V: Rules> Run<'a, V> {
             &format!("generation {generation} self-play"),
             u64::from(games),
         );
-        let started = Instant::now();
-        let mut stats = Stats::default();
-        let mut failure = None;
-        let mut lengths = Vec::new();
         let seed = self.config.seed ^ u64::from(generation).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let progress = &mut *self.progress;
-        play_games::<V, _>(
+        let report = play_into_shards::<V, _>(
             &self.config.selfplay,
-            &evaluator,
+            &evaluator.as_ref(),
             games,
             seed,
-            &model,
-            &[],
-            |record| {
-                stats.add(&record);
-                lengths.push(f64::from(record.plies));
-                if failure.is_none()
-                    && let Err(error) = writer.add(record)
-                {
-                    failure = Some(error);
-                }
-                let seconds = started.elapsed().as_secs_f64();
+            &self.selfplay_openings,
+            &mut writer,
+            |stats, seconds| {
                 progress.update(
                     u64::from(stats.games),
                     &format!(
@@ -451,14 +460,8 @@ impl<'a, V: Rules> Run<'a, V> {
             },
         );
         self.progress.finish();
-        if let Some(error) = failure {
-            return Err(file_error(&self.paths.shards)(error.to_string()));
-        }
-        writer
-            .flush()
-            .map_err(|e| file_error(&self.paths.shards)(e.to_string()))?;
-        let seconds = started.elapsed().as_secs_f64();
-        let threads = self.config.selfplay.workers.max(1) as f64;
+        let report = report?;
+        let stats = &report.stats;
         let done = SelfPlayDone {
             games: stats.games,
             samples: stats.samples,
@@ -469,43 +472,41 @@ impl<'a, V: Rules> Run<'a, V> {
                 stats.would_resign,
                 stats.false_resignations,
             ),
-            seconds,
-            network_share: evaluator.time().as_secs_f64() / (seconds * threads).max(1e-9),
+            seconds: report.seconds,
+            network_share: report.network_share(),
         };
         let step = u64::from(generation);
         let board = &mut self.board;
         board.scalar(
             "selfplay/positions_per_second",
-            stats.samples as f64 / seconds.max(1e-9),
+            report.samples_per_second(),
             step,
         );
         board.scalar("selfplay/game_length", stats.average_plies(), step);
+        let lengths: Vec<f64> = report.lengths.iter().map(|&n| f64::from(n)).collect();
         board.histogram("selfplay/game_lengths", &lengths, 20, step);
         let games = f64::from(stats.games.max(1));
         board.scalar(
-            "selfplay/first_player_wins",
+            "selfplay/white_wins",
             f64::from(stats.white_wins) / games,
             step,
         );
         board.scalar("selfplay/draws", f64::from(stats.draws) / games, step);
         board.scalar(
-            "selfplay/second_player_wins",
+            "selfplay/black_wins",
             f64::from(stats.black_wins) / games,
             step,
         );
         board.scalar("selfplay/network_time_share", done.network_share, step);
         let text = serde_json::to_string_pretty(&done).expect("serializable");
-        write_atomically(&marker, text.as_bytes())
-            .map_err(|e| file_error(&marker)(e.to_string()))?;
+        write_atomically(&marker, text.as_bytes()).map_err(io_error(&marker))?;
         Ok(done)
     }
 
-    fn load_evaluator(&self, generation: u32) -> Result<Box<dyn Evaluator<V>>, RunError> {
-        let dir = self.paths.checkpoint(generation);
-        let device = damas_nn::cpu();
-        let (network, _) =
-            load_network::<V>(&dir, &device).map_err(|e| file_error(&dir)(e.to_string()))?;
-        Ok(Box::new(NetEvaluator::<V>::new(&network, &device)))
+    /// The network of checkpoint `generation` as an evaluator.
+    fn load_evaluator(&self, generation: u32) -> Result<Arc<dyn Evaluator<V>>, RunError> {
+        let model = Model::<V>::open_path(&self.paths.checkpoint(generation), &damas_nn::cpu())?;
+        Ok(model.evaluator())
     }
 
     /// Samples made by every generation up to `generation` (from the self-play markers).
@@ -521,13 +522,11 @@ impl<'a, V: Rules> Run<'a, V> {
 
     fn train(&mut self, generation: u32, done: &SelfPlayDone) -> Result<TrainMetrics, RunError> {
         let previous = self.paths.checkpoint(generation - 1);
-        let (mut trainer, meta) = Trainer::<V>::resume(&previous, &self.config.training)
-            .map_err(|e| file_error(&previous)(e.to_string()))?;
+        let (mut trainer, meta) = Trainer::<V>::resume(&previous, &self.config.training)?;
         let training = &self.config.training;
         let total = self.total_samples(generation);
         let window_size = ReplayWindow::size_for(training, total);
-        let window = ReplayWindow::load(&self.paths.shards, V::NAME, window_size)
-            .map_err(|e| file_error(&self.paths.shards)(e.to_string()))?;
+        let window = ReplayWindow::load::<V>(&self.paths.shards, window_size)?;
         let steps = ((done.samples as f64 * training.samples_per_new_sample)
             / training.batch_size as f64)
             .ceil() as u64;
@@ -563,7 +562,11 @@ impl<'a, V: Rules> Run<'a, V> {
             window.len() as f64,
             u64::from(generation),
         );
-        let mut meta = CheckpointMeta { generation, ..meta };
+        let mut meta = CheckpointMeta {
+            generation,
+            search: Some(self.evaluation_search()),
+            ..meta
+        };
         meta.metrics.extend([
             ("policy_loss".to_string(), metrics.policy_loss),
             ("value_loss".to_string(), metrics.value_loss),
@@ -574,9 +577,7 @@ impl<'a, V: Rules> Run<'a, V> {
         ]);
         let dir = self.paths.checkpoint(generation);
         let config_copy = std::fs::read(self.paths.root.join("config.toml")).unwrap_or_default();
-        trainer
-            .save(&dir, &meta, vec![("config.toml", config_copy)])
-            .map_err(|e| file_error(&dir)(e.to_string()))?;
+        trainer.save(&dir, &meta, vec![("config.toml", config_copy)])?;
         Ok(metrics)
     }
 
@@ -593,13 +594,17 @@ impl<'a, V: Rules> Run<'a, V> {
         Ok(self.play(&*a, &*b, games, what))
     }
 
+    /// The search the network players of the evaluation use (and the checkpoints carry).
+    fn evaluation_search(&self) -> damas_mcts::SearchConfig {
+        self.config.evaluation.search(&self.config.selfplay)
+    }
+
     fn mcts_factory(&self, generation: u32) -> Result<BoxedFactory<V>, RunError> {
-        let evaluator: Arc<dyn Evaluator<V>> = Arc::from(self.load_evaluator(generation)?);
-        let config = SearchConfig {
-            simulations: self.config.evaluation.simulations,
-            ..self.config.selfplay.search.clone()
-        };
-        Ok(MctsPlayer::factory(evaluator, config, None))
+        Ok(MctsPlayer::factory(
+            self.load_evaluator(generation)?,
+            self.evaluation_search(),
+            None,
+        ))
     }
 
     fn play(
@@ -626,7 +631,7 @@ impl<'a, V: Rules> Run<'a, V> {
             &rules,
             self.config.seed,
             |game| {
-                damas_arena::matches::add(&mut total, game.first_result());
+                total += game.first_result();
                 progress.update(
                     u64::from(total.games()),
                     &format!(
@@ -694,12 +699,32 @@ impl<'a, V: Rules> Run<'a, V> {
                 current
             };
             let path = self.paths.root.join("best");
-            write_atomically(&path, format!("{best}\n").as_bytes())
-                .map_err(|e| file_error(&path)(e.to_string()))?;
+            write_atomically(&path, format!("{best}\n").as_bytes()).map_err(io_error(&path))?;
         }
         let path = self.paths.checkpoint(generation).join("eval.json");
         let text = serde_json::to_string_pretty(&evaluation).expect("serializable");
-        write_atomically(&path, text.as_bytes()).map_err(|e| file_error(&path)(e.to_string()))?;
+        write_atomically(&path, text.as_bytes()).map_err(io_error(&path))?;
         Ok(evaluation)
     }
+}
+
+/// Runs the training loop of a config file in `runs/<name>` for the variant it names.
+pub fn train(
+    file: &crate::config::ConfigFile,
+    runs: &Path,
+    progress: &mut dyn Progress,
+) -> Result<RunSummary, RunError> {
+    struct Visit<'a>(
+        &'a crate::config::ConfigFile,
+        &'a Path,
+        &'a mut dyn Progress,
+    );
+    impl damas_rules::VariantVisitor for Visit<'_> {
+        type Output = Result<RunSummary, RunError>;
+        fn visit<V: Rules>(self) -> Self::Output {
+            let Visit(file, runs, progress) = self;
+            Run::<V>::open(&file.config, &file.text, runs, progress)?.run()
+        }
+    }
+    file.config.variant.visit(Visit(file, runs, progress))
 }

@@ -1,10 +1,12 @@
 //! A tiny run end to end: two generations, a resume that adds a third, and the files and
 //! TensorBoard tags that must be there.
 
+mod events;
+
 use damas_rules::variants::Russian;
 use damas_selfplay::{Shard, list_shards};
-use damas_train::events::read_dir;
 use damas_train::{Run, Silent, TrainConfig};
+use events::read_dir;
 use std::path::Path;
 
 const TINY: &str = r#"
@@ -148,14 +150,19 @@ fn two_generations_then_a_resume() {
 #[test]
 fn configs_name_unknown_keys_and_bad_values() {
     let typo = TINY.replace("batch_size", "batch_sise");
-    let error = TrainConfig::parse(&typo).unwrap_err();
+    let error = TrainConfig::parse(&typo).unwrap_err().to_string();
     assert!(error.contains("batch_sise"), "{error}");
-    let error = TrainConfig::parse(&TINY.replace("\"russian\"", "\"klingon\"")).unwrap_err();
+    let error = TrainConfig::parse(&TINY.replace("\"russian\"", "\"klingon\""))
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("klingon"), "{error}");
-    let error = TrainConfig::parse(&TINY.replace("batch_size = 16", "batch_size = 0")).unwrap_err();
+    let error = TrainConfig::parse(&TINY.replace("batch_size = 16", "batch_size = 0"))
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("batch_size"), "{error}");
-    let error =
-        TrainConfig::parse(&TINY.replace("simulations = 12", "simulations = -3")).unwrap_err();
+    let error = TrainConfig::parse(&TINY.replace("simulations = 12", "simulations = -3"))
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("simulations"), "{error}");
 }
 
@@ -209,31 +216,38 @@ fn every_shipped_config_is_valid() {
 fn gating_keeps_the_old_network_until_a_new_one_passes() {
     let runs = std::env::temp_dir().join(format!("damas-train-gating-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&runs);
-    // A gate no network can pass: self-play must stay with the untrained generation 0.
+    // A gate only a clean sweep passes: unless generation 1 won every game against the
+    // untrained generation 0, self-play stays with generation 0.
     let text = TINY.replace(
         "simulations = 6\n",
-        "simulations = 6\ngating = true\ngate_score = 1.01\n",
+        "simulations = 6\ngating = true\ngate_score = 1.0\n",
     );
     run(&text, &runs);
     let root = runs.join("tiny");
-    assert_eq!(
-        std::fs::read_to_string(root.join("best")).unwrap().trim(),
-        "0"
-    );
-    let eval: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(root.join("checkpoints/000002/eval.json")).unwrap())
-            .unwrap();
-    assert_eq!(eval["promoted"], false);
-    for shard in list_shards(&root.join("shards")).unwrap() {
-        let header = Shard::read(&shard).unwrap().header;
-        assert_eq!(header.model, "tiny/000000", "{}", shard.display());
+    let eval_of = |generation: u32| -> serde_json::Value {
+        let path = root.join(format!("checkpoints/{generation:06}/eval.json"));
+        serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+    };
+    let swept = |eval: &serde_json::Value| {
+        let previous = &eval["previous"];
+        previous["losses"] == 0 && previous["draws"] == 0
+    };
+    let (first, second) = (eval_of(1), eval_of(2));
+    assert_eq!(first["promoted"], swept(&first), "{first}");
+    assert_eq!(second["promoted"], swept(&second), "{second}");
+    if first["promoted"] == false && second["promoted"] == false {
+        assert_eq!(
+            std::fs::read_to_string(root.join("best")).unwrap().trim(),
+            "0"
+        );
+        for shard in list_shards(&root.join("shards")).unwrap() {
+            let header = Shard::read(&shard).unwrap().header;
+            assert_eq!(header.model, "tiny/000000", "{}", shard.display());
+        }
     }
     // A gate every network passes: generation 2's games come from generation 1.
     let _ = std::fs::remove_dir_all(&runs);
-    run(
-        &text.replace("gate_score = 1.01", "gate_score = 0.0"),
-        &runs,
-    );
+    run(&text.replace("gate_score = 1.0", "gate_score = 0.0"), &runs);
     assert_eq!(
         std::fs::read_to_string(root.join("best")).unwrap().trim(),
         "2"

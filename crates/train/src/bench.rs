@@ -1,0 +1,291 @@
+//! Speed benchmarks of the learning machinery (`damas bench selfplay|train`): the network at the
+//! batch sizes self-play uses, against this CPU's peak and against the same network exported to
+//! ONNX and run by tract; self-play with the share of time outside the network; training samples
+//! per second.
+
+use crate::config::TrainingSection;
+use crate::trainer::Trainer;
+use damas_mcts::{RootNoise, Search, UniformEvaluator};
+use damas_nn::encoding::encode;
+use damas_nn::{
+    BoardShape, BurnModel, CheckpointMeta, NetEvaluator, NetworkConfig, NetworkSize, Predictor,
+};
+use damas_onnx::{OnnxError, OnnxModel};
+use damas_rules::{Game, Rules, Variant, VariantVisitor};
+use damas_selfplay::{GameRecord, SelfPlayConfig, Stats, TimedEvaluator, play_games};
+use std::time::{Duration, Instant};
+
+/// Why a benchmark could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// The network could not be exported to ONNX and read back.
+    #[error("the ONNX comparison failed")]
+    Onnx(#[from] OnnxError),
+    /// The temporary ONNX file could not be written.
+    #[error("cannot write a temporary file")]
+    Io(#[from] std::io::Error),
+    /// Self-play made no samples to train on.
+    #[error("no samples to train on")]
+    NoSamples,
+}
+
+/// What `damas bench selfplay` measures.
+#[derive(Clone, Debug)]
+pub struct SelfPlayBenchOptions {
+    /// The variant played.
+    pub variant: Variant,
+    /// The (untrained) network's size.
+    pub size: NetworkSize,
+    /// Batch sizes to time the network at.
+    pub batches: Vec<usize>,
+    /// Self-play games to time.
+    pub games: u32,
+    /// Simulations per move in the self-play part.
+    pub simulations: u32,
+    /// Game threads.
+    pub workers: usize,
+    /// Games in flight per worker (sets the batch size self-play reaches).
+    pub games_per_worker: usize,
+    /// Threads of burn's CPU kernels.
+    pub inference_threads: usize,
+    /// Seconds per network measurement.
+    pub seconds: f64,
+}
+
+/// The network's speed at one batch size.
+#[derive(Clone, Debug)]
+pub struct BatchSpeed {
+    /// Positions per batch.
+    pub batch: usize,
+    /// Evaluations per second with burn.
+    pub evals_per_second: f64,
+    /// The same network exported to ONNX, run by tract.
+    pub tract_evals_per_second: f64,
+}
+
+/// What `damas bench selfplay` found.
+#[derive(Clone, Debug)]
+pub struct SelfPlayBench {
+    /// Floating-point operations of one forward pass for one position.
+    pub flops_per_position: f64,
+    /// Threads of burn's kernels.
+    pub threads: usize,
+    /// The CPU clock read from /proc/cpuinfo, GHz.
+    pub ghz: f64,
+    /// The CPU's peak single-precision rate for those threads, GFLOP/s.
+    pub peak_gflops: f64,
+    /// The network's speed per batch size.
+    pub batches: Vec<BatchSpeed>,
+    /// Self-play's totals.
+    pub stats: Stats,
+    /// Self-play's wall-clock seconds.
+    pub seconds: f64,
+    /// Positions evaluated during self-play.
+    pub evaluations: u64,
+    /// Batches they came in.
+    pub network_batches: u64,
+    /// Seconds inside the network, per game thread.
+    pub network_seconds: f64,
+    /// Bytes of a tree edge and of a node.
+    pub edge_bytes: usize,
+    /// Bytes of a tree node.
+    pub node_bytes: usize,
+    /// Edges, nodes and bytes of the tree after 800 simulations from the start.
+    pub tree: (usize, usize, usize),
+}
+
+/// This machine's peak single-precision rate: cores x 2 FMA units x 8 lanes (AVX2) x 2 flops
+/// x clock, with the clock read from /proc/cpuinfo. Returns (GFLOP/s, GHz).
+fn peak_gflops(cores: usize) -> (f64, f64) {
+    let ghz = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|line| line.starts_with("cpu MHz"))
+                .and_then(|line| line.split(':').nth(1))
+                .and_then(|mhz| mhz.trim().parse::<f64>().ok())
+        })
+        .map_or(2.0, |mhz| mhz / 1000.0);
+    (cores as f64 * 32.0 * ghz, ghz)
+}
+
+/// Positions per second of `run`, which evaluates `batch` positions (after one warm-up call).
+fn evals_per_second(batch: usize, seconds: Duration, mut run: impl FnMut()) -> f64 {
+    run();
+    let (mut runs, start) = (0u64, Instant::now());
+    while start.elapsed() < seconds || runs < 3 {
+        run();
+        runs += 1;
+    }
+    (runs * batch as u64) as f64 / start.elapsed().as_secs_f64()
+}
+
+/// Runs `damas bench selfplay`.
+pub fn selfplay_bench(options: &SelfPlayBenchOptions) -> Result<SelfPlayBench, BenchError> {
+    struct Visit<'a>(&'a SelfPlayBenchOptions);
+    impl VariantVisitor for Visit<'_> {
+        type Output = Result<SelfPlayBench, BenchError>;
+        fn visit<V: Rules>(self) -> Self::Output {
+            let options = self.0;
+            let threads = damas_nn::set_inference_threads(options.inference_threads);
+            let device = damas_nn::cpu();
+            let config = NetworkConfig::sized(BoardShape::of::<V>(), options.size);
+            let network = config.init(&device);
+            let burn = BurnModel::new(&network, BoardShape::of::<V>(), &device);
+            let flops = config.flops_per_position() as f64;
+            let (peak, ghz) = peak_gflops(threads);
+            // The same network as an exported ONNX model, run by tract.
+            let onnx_path =
+                std::env::temp_dir().join(format!("damas-bench-{}.onnx", std::process::id()));
+            std::fs::write(
+                &onnx_path,
+                damas_onnx::onnx_bytes(&network, &CheckpointMeta::new::<V>(config.clone()))?,
+            )?;
+            let onnx = OnnxModel::open::<V>(&onnx_path);
+            let _ = std::fs::remove_file(&onnx_path);
+            let onnx = onnx?;
+            let shape = BoardShape::of::<V>();
+            let seconds = Duration::from_secs_f64(options.seconds);
+            let mut batches = Vec::new();
+            for &batch in &options.batches {
+                let mut inputs = vec![0.0; batch * shape.input_len()];
+                for (i, chunk) in inputs.chunks_mut(shape.input_len()).enumerate() {
+                    let mut game = Game::<V>::new();
+                    game.play_random(i as u64, 10 + (i % 20) as u32);
+                    encode(&game, chunk);
+                }
+                let evals = evals_per_second(batch, seconds, || {
+                    burn.predict(inputs.clone(), batch)
+                        .expect("the network runs");
+                });
+                let tract = evals_per_second(batch, seconds, || {
+                    onnx.run(&inputs, batch).expect("checked when opened");
+                });
+                batches.push(BatchSpeed {
+                    batch,
+                    evals_per_second: evals,
+                    tract_evals_per_second: tract,
+                });
+            }
+
+            let mut selfplay = SelfPlayConfig {
+                workers: options.workers,
+                games_per_worker: options.games_per_worker,
+                inference_threads: options.inference_threads,
+                resign_check_fraction: 0.0,
+                ..SelfPlayConfig::default()
+            };
+            selfplay.search.simulations = options.simulations;
+            let timed = TimedEvaluator::new(NetEvaluator::<V>::new(&network, &device));
+            let mut stats = Stats::default();
+            let start = Instant::now();
+            play_games::<V, _>(
+                &selfplay,
+                &timed,
+                options.games,
+                1,
+                "bench",
+                &[],
+                |record| stats.add(&record),
+            );
+            let wall = start.elapsed().as_secs_f64();
+            let mut search = Search::new(Game::<V>::new(), selfplay.search.clone(), 0);
+            search.start_with_budget(800, RootNoise::Off);
+            search.run(&UniformEvaluator);
+            let tree = search.tree();
+            Ok(SelfPlayBench {
+                flops_per_position: flops,
+                threads,
+                ghz,
+                peak_gflops: peak,
+                batches,
+                stats,
+                seconds: wall,
+                evaluations: timed.positions(),
+                network_batches: timed.batches(),
+                network_seconds: timed.time().as_secs_f64() / options.workers.max(1) as f64,
+                edge_bytes: size_of::<damas_mcts::tree::Edge<V::Geometry>>(),
+                node_bytes: size_of::<damas_mcts::tree::Node>(),
+                tree: (tree.edges.len(), tree.nodes.len(), tree.memory_bytes()),
+            })
+        }
+    }
+    options.variant.visit(Visit(options))
+}
+
+/// What `damas bench train` measures.
+#[derive(Clone, Debug)]
+pub struct TrainBenchOptions {
+    /// The variant.
+    pub variant: Variant,
+    /// The network's size.
+    pub size: NetworkSize,
+    /// Positions per step.
+    pub batch: usize,
+    /// Steps timed (after one warm-up step).
+    pub steps: u64,
+    /// Threads of burn's kernels.
+    pub threads: usize,
+}
+
+/// What `damas bench train` found.
+#[derive(Clone, Debug)]
+pub struct TrainBench {
+    /// Threads of burn's kernels.
+    pub threads: usize,
+    /// Samples trained on per second.
+    pub samples_per_second: f64,
+    /// Seconds per step.
+    pub seconds_per_step: f64,
+    /// Forward and backward GFLOP/s (about three forward passes per sample).
+    pub gflops: f64,
+}
+
+/// Runs `damas bench train` on samples from real self-play positions.
+pub fn train_bench(options: &TrainBenchOptions) -> Result<TrainBench, BenchError> {
+    struct Visit<'a>(&'a TrainBenchOptions);
+    impl VariantVisitor for Visit<'_> {
+        type Output = Result<TrainBench, BenchError>;
+        fn visit<V: Rules>(self) -> Self::Output {
+            let options = self.0;
+            let threads = damas_nn::set_inference_threads(options.threads);
+            // Real positions and targets: a few quick self-play games with the stand-in
+            // evaluator.
+            let mut config = SelfPlayConfig::default();
+            config.search.simulations = 8;
+            let mut records: Vec<GameRecord> = Vec::new();
+            play_games::<V, _>(
+                &config,
+                &damas_mcts::StaticEvaluator::<V>::default(),
+                16,
+                0,
+                "bench",
+                &[],
+                |r| records.push(r),
+            );
+            let samples: Vec<_> = records.iter().flat_map(|r| r.samples.iter()).collect();
+            if samples.is_empty() {
+                return Err(BenchError::NoSamples);
+            }
+            let batch: Vec<_> = (0..options.batch)
+                .map(|i| samples[i % samples.len()])
+                .collect();
+            let network = NetworkConfig::sized(BoardShape::of::<V>(), options.size);
+            let mut trainer = Trainer::<V>::new(&network, &TrainingSection::default(), 0);
+            trainer.train_step(&batch);
+            let start = Instant::now();
+            for _ in 0..options.steps {
+                trainer.train_step(&batch);
+            }
+            let seconds = start.elapsed().as_secs_f64();
+            let per_second = (options.steps as usize * options.batch) as f64 / seconds;
+            Ok(TrainBench {
+                threads,
+                samples_per_second: per_second,
+                seconds_per_step: seconds / options.steps.max(1) as f64,
+                gflops: per_second * 3.0 * network.flops_per_position() as f64 / 1e9,
+            })
+        }
+    }
+    options.variant.visit(Visit(options))
+}
