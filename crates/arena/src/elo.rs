@@ -26,14 +26,13 @@ impl Wdl {
             n => (self.wins as f64 + 0.5 * self.draws as f64) / n as f64,
         }
     }
+}
 
-    /// The same results seen by the opponent.
-    pub fn reversed(&self) -> Wdl {
-        Wdl {
-            wins: self.losses,
-            draws: self.draws,
-            losses: self.wins,
-        }
+impl std::ops::AddAssign for Wdl {
+    fn add_assign(&mut self, other: Wdl) {
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.losses += other.losses;
     }
 }
 
@@ -113,6 +112,36 @@ pub struct Sprt {
     pub alpha: f64,
     /// False-negative rate.
     pub beta: f64,
+}
+
+impl std::str::FromStr for Sprt {
+    type Err = String;
+
+    /// Reads `elo0,elo1,alpha,beta` (as `--sprt 0,10,0.05,0.05`).
+    fn from_str(text: &str) -> Result<Self, String> {
+        let values: Vec<f64> = text
+            .split(',')
+            .map(|v| v.trim().parse::<f64>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| format!("`{text}`: expected four numbers elo0,elo1,alpha,beta"))?;
+        let [elo0, elo1, alpha, beta] = values[..] else {
+            return Err(format!(
+                "`{text}`: expected four numbers elo0,elo1,alpha,beta"
+            ));
+        };
+        let rate = |r: f64| r > 0.0 && r < 0.5;
+        if !(elo0 < elo1 && rate(alpha) && rate(beta)) {
+            return Err(format!(
+                "`{text}`: needs elo0 < elo1 and 0 < alpha, beta < 0.5"
+            ));
+        }
+        Ok(Sprt {
+            elo0,
+            elo1,
+            alpha,
+            beta,
+        })
+    }
 }
 
 impl Sprt {

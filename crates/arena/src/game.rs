@@ -37,7 +37,8 @@ pub struct PlayedGame<V: Rules> {
     pub reason: String,
 }
 
-/// Plays `opening` to its end between `white` and `black` (by colour of the side to move).
+/// Plays `opening` to its end between `white` and `black` (by colour of the side to move), and
+/// tells both players it is over.
 pub fn play_game<V: Rules>(
     white: &mut dyn Player<V>,
     black: &mut dyn Player<V>,
@@ -46,6 +47,18 @@ pub fn play_game<V: Rules>(
 ) -> PlayedGame<V> {
     white.new_game();
     black.new_game();
+    let played = play_to_end(white, black, opening, rules);
+    white.game_over(&played.game, played.outcome);
+    black.game_over(&played.game, played.outcome);
+    played
+}
+
+fn play_to_end<V: Rules>(
+    white: &mut dyn Player<V>,
+    black: &mut dyn Player<V>,
+    opening: Game<V>,
+    rules: &GameRules,
+) -> PlayedGame<V> {
     let mut game = opening;
     // Consecutive moves on which the mover's score says this side is winning.
     let mut agreed: Option<(Color, u32)> = None;

@@ -50,13 +50,6 @@ impl<V: Rules> MatchGame<V> {
     }
 }
 
-/// Adds one result to a running total.
-pub fn add(total: &mut Wdl, result: Wdl) {
-    total.wins += result.wins;
-    total.draws += result.draws;
-    total.losses += result.losses;
-}
-
 /// One game of a schedule: who has White and who Black (indices into the player list), from
 /// which opening.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -2,7 +2,7 @@
 //! the alpha-beta engine finds them balanced; or a file of FENs.
 
 use damas_engine::{EngineConfig, Limits, Searcher};
-use damas_rules::{Game, Rules};
+use damas_rules::{FenLineError, Game, Rules};
 
 /// `count` distinct balanced openings of `plies` random plies each: the engine at depth 6
 /// scores each within `max_score` (hundredths of a man) for the side to move. Deterministic for
@@ -33,7 +33,7 @@ pub fn balanced_openings<V: Rules>(
 
 /// Reads openings for `V` from text with one FEN per line (`#` comments and blank lines
 /// skipped); the error names the line.
-pub fn parse_openings<V: Rules>(text: &str) -> Result<Vec<Game<V>>, String> {
+pub fn parse_openings<V: Rules>(text: &str) -> Result<Vec<Game<V>>, FenLineError> {
     Ok(damas_rules::parse_fen_lines::<V>(text)?
         .into_iter()
         .map(Game::from_position)

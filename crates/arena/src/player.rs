@@ -2,8 +2,8 @@
 //! engine, and MCTS over any evaluator (a network checkpoint, or a stand-in).
 
 use damas_engine::{EngineConfig, Limits, Searcher};
-use damas_mcts::{Evaluator, Search, SearchConfig};
-use damas_rules::{Game, Move, Rules};
+use damas_mcts::{Evaluator, RootNoise, Search, SearchConfig};
+use damas_rules::{Game, Move, Outcome, Rules};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
@@ -17,12 +17,25 @@ pub struct Forfeit(pub String);
 
 /// A move and, if the player has one, its score for the side to move (centipawn-like units
 /// for engines, value x 1000 for networks), used by adjudication.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Answer<V: Rules> {
     /// The move, legal in the game.
     pub mv: Move<V::Geometry>,
     /// The player's evaluation after its search, if it reports one.
     pub score: Option<i32>,
+    /// What the player says of its search, in one line for people (empty if nothing).
+    pub info: String,
+}
+
+impl<V: Rules> Answer<V> {
+    /// A move with nothing more to say.
+    pub fn bare(mv: Move<V::Geometry>) -> Self {
+        Answer {
+            mv,
+            score: None,
+            info: String::new(),
+        }
+    }
 }
 
 /// Something that plays moves.
@@ -31,6 +44,9 @@ pub trait Player<V: Rules>: Send {
     fn new_game(&mut self) {}
     /// The move to play in `game` (not finished); an error forfeits the game.
     fn play(&mut self, game: &Game<V>) -> Result<Answer<V>, Forfeit>;
+    /// Called once the game is over (by its rules, a cap, adjudication or a forfeit), with
+    /// every move played.
+    fn game_over(&mut self, _game: &Game<V>, _outcome: Outcome) {}
 }
 
 /// Picks uniformly among the legal moves.
@@ -49,7 +65,7 @@ impl<V: Rules> Player<V> for RandomPlayer {
         let mv = *moves
             .choose(&mut self.0)
             .ok_or_else(|| Forfeit("no legal move".into()))?;
-        Ok(Answer { mv, score: None })
+        Ok(Answer::bare(mv))
     }
 }
 
@@ -82,14 +98,21 @@ impl<V: Rules> Player<V> for AlphaBetaPlayer<V> {
         let mv = result
             .best
             .ok_or_else(|| Forfeit("the engine found no move".into()))?;
+        let info = &result.info;
         Ok(Answer {
             mv,
-            score: Some(result.info.score),
+            score: Some(info.score),
+            info: format!(
+                "depth {}, score {:+.2}, {} nodes",
+                info.depth,
+                info.score as f64 / 100.0,
+                info.nodes
+            ),
         })
     }
 }
 
-/// MCTS over an evaluator: a number of simulations or a time per move, no noise, the most
+/// MCTS over an evaluator: its search's simulations or a time per move, no noise, the most
 /// visited move (or the Gumbel search's choice).
 pub struct MctsPlayer<V: Rules> {
     evaluator: Arc<dyn Evaluator<V>>,
@@ -99,8 +122,8 @@ pub struct MctsPlayer<V: Rules> {
 }
 
 impl<V: Rules> MctsPlayer<V> {
-    /// A player searching `config.simulations` per move with `evaluator`, or for `time` per
-    /// move if given.
+    /// A player searching with `config` (its simulations per move) over `evaluator`, or for
+    /// `time` per move if given.
     pub fn new(
         evaluator: Arc<dyn Evaluator<V>>,
         config: SearchConfig,
@@ -141,12 +164,12 @@ impl<V: Rules> Player<V> for MctsPlayer<V> {
         let evaluator = self.evaluator.as_ref();
         match self.time {
             None => {
-                search.start(self.config.simulations, false);
+                search.start(RootNoise::Off);
                 search.run(&evaluator);
             }
             Some(time) => {
                 let started = Instant::now();
-                search.start(u32::MAX, false);
+                search.start_with_budget(u32::MAX, RootNoise::Off);
                 search.run_while(&evaluator, |_| started.elapsed() < time);
             }
         }
@@ -158,6 +181,10 @@ impl<V: Rules> Player<V> for MctsPlayer<V> {
         Ok(Answer {
             mv: report.moves[index],
             score: Some((report.value * 1000.0) as i32),
+            info: format!(
+                "{} simulations, value {:+.3}",
+                report.simulations, report.value
+            ),
         })
     }
 }

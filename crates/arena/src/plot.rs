@@ -2,12 +2,33 @@
 //! a vertical bar, joined by a line, on a light grid (one line per 100 Elo). No text is drawn
 //! (no font is needed); the numbers are in ratings.csv beside it.
 
-use damas_arena::EloEstimate;
+use crate::elo::EloEstimate;
 use plotters::prelude::*;
 use std::path::Path;
 
+/// Why a picture could not be drawn.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot draw {path}: {message}")]
+pub struct PlotError {
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// The drawing library's message.
+    pub message: String,
+}
+
 /// Draws `ratings` of checkpoints `numbers` into the PNG file `path`.
-pub fn ratings(path: &Path, numbers: &[u32], ratings: &[EloEstimate]) -> anyhow::Result<()> {
+pub fn ratings(path: &Path, numbers: &[u32], ratings: &[EloEstimate]) -> Result<(), PlotError> {
+    draw_ratings(path, numbers, ratings).map_err(|e| PlotError {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+fn draw_ratings(
+    path: &Path,
+    numbers: &[u32],
+    ratings: &[EloEstimate],
+) -> Result<(), Box<dyn std::error::Error>> {
     let (width, height) = (800i32, 500i32);
     let margin = 40;
     let root = BitMapBackend::new(path, (width as u32, height as u32)).into_drawing_area();

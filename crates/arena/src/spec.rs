@@ -10,15 +10,16 @@ use std::time::Duration;
 /// A player as named on the command line.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
-    /// A network checkpoint (or exported model) searched with MCTS.
+    /// A network checkpoint (or exported model) searched with MCTS. Unless told otherwise it
+    /// plays with the search it was trained with (or the default search).
     Net {
-        /// The checkpoint directory.
+        /// The checkpoint directory or ONNX file.
         path: String,
-        /// Simulations per move (when no time is given).
-        simulations: u32,
+        /// Simulations per move instead of the model's own.
+        simulations: Option<u32>,
         /// Thinking time per move, instead of a simulation count.
         time: Option<Duration>,
-        /// Gumbel root search instead of PUCT.
+        /// Gumbel root search instead of the model's own choice.
         gumbel: bool,
     },
     /// The alpha-beta baseline.
@@ -88,15 +89,16 @@ impl FromStr for PlayerSpec {
                 let path = parts.next().filter(|p| !p.is_empty()).ok_or_else(|| {
                     fail("needs a checkpoint directory or ONNX file: net:PATH[,sims=N|time=S][,gumbel]".into())
                 })?;
-                let (mut simulations, mut time, mut gumbel) = (200, None, false);
+                let (mut simulations, mut time, mut gumbel) = (None, None, false);
                 for option in parts {
                     match option.split_once('=') {
                         Some(("sims", v)) => {
-                            simulations = v
-                                .parse()
-                                .ok()
-                                .filter(|&n| n > 0)
-                                .ok_or_else(|| fail(format!("`{v}` is not a valid sims")))?
+                            simulations = Some(
+                                v.parse()
+                                    .ok()
+                                    .filter(|&n| n > 0)
+                                    .ok_or_else(|| fail(format!("`{v}` is not a valid sims")))?,
+                            )
                         }
                         Some(("time", v)) => {
                             time = Some(
@@ -153,9 +155,10 @@ impl fmt::Display for PlayerSpec {
                 gumbel,
             } => {
                 write!(f, "net:{path}")?;
-                match time {
-                    Some(t) => write!(f, ",time={}", t.as_secs_f64())?,
-                    None => write!(f, ",sims={simulations}")?,
+                match (time, simulations) {
+                    (Some(t), _) => write!(f, ",time={}", t.as_secs_f64())?,
+                    (None, Some(n)) => write!(f, ",sims={n}")?,
+                    (None, None) => {}
                 }
                 if *gumbel {
                     write!(f, ",gumbel")?;

@@ -1,160 +1,70 @@
-//! DXP (the 10x10 draughts exchange protocol over TCP): the wire format shared by `damas dxp`,
-//! and [`DxpPlayer`], an engine already listening for games, as an arena player.
-//!
-//! Messages are NUL-terminated text: GAMEREQ `R`, GAMEACC `A`, MOVE `M`, GAMEEND `E`, CHAT `C`,
-//! BACKREQ `B`, BACKACC `K`.
+//! An engine listening for DXP games, as an arena player: one connection per game, the game
+//! offered with a GAMEREQ from the opening, the other side's moves sent as MOVE messages, and
+//! the game closed by the protocol's handshake (each side sends a GAMEEND and answers the
+//! other's) before the connection is, so the engine is free for the next game.
 
+use super::{Link, find_move, game_request, move_message};
 use crate::player::{Answer, Forfeit, Player};
-use damas_rules::notation::square_number;
-use damas_rules::{Color, Game, Geometry, Move, Position, Rules, to_hub};
-use std::io::{BufRead, BufReader, Write};
+use damas_rules::{Color, Game, Geometry, Outcome, Rules};
 use std::net::TcpStream;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-/// A DXP connection: NUL-terminated messages in both directions.
-pub struct Link {
-    reader: BufReader<TcpStream>,
-    writer: TcpStream,
-    log: bool,
+/// How long to wait for the engine's GAMEACC, and for its GAMEEND at the end of a game.
+const HANDSHAKE: Duration = Duration::from_secs(5);
+
+/// The time control announced in GAMEREQ for `move_time` per move: whole minutes (at least one)
+/// for a number of moves chosen so the share per move matches (`(minutes, moves)`).
+pub fn time_control(move_time: Duration) -> (u32, u32) {
+    let seconds = move_time.as_secs_f64().max(0.001);
+    let minutes = (seconds / 60.0).ceil().clamp(1.0, 999.0);
+    let moves = (minutes * 60.0 / seconds).round().clamp(1.0, 999.0);
+    (minutes as u32, moves as u32)
 }
 
-impl Link {
-    /// Wraps a connected stream; `log` echoes every message to standard error.
-    pub fn new(stream: TcpStream, log: bool) -> std::io::Result<Self> {
-        Ok(Link {
-            reader: BufReader::new(stream.try_clone()?),
-            writer: stream,
-            log,
-        })
+/// The next message, if it comes before `deadline` (an engine that floods the connection with
+/// other messages still runs out of time).
+fn receive_before(link: &mut Link, deadline: Instant) -> std::io::Result<Option<String>> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(std::io::ErrorKind::TimedOut.into());
     }
-
-    /// Sends one message.
-    pub fn send(&mut self, message: &str) -> std::io::Result<()> {
-        if self.log {
-            eprintln!("dxp > {message}");
-        }
-        self.writer.write_all(message.as_bytes())?;
-        self.writer.write_all(&[0])?;
-        self.writer.flush()
-    }
-
-    /// The next message, `None` when the other side has closed the connection.
-    pub fn receive(&mut self) -> std::io::Result<Option<String>> {
-        let mut bytes = Vec::new();
-        if self.reader.read_until(0, &mut bytes)? == 0 {
-            return Ok(None);
-        }
-        if bytes.last() == Some(&0) {
-            bytes.pop();
-        }
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        if self.log {
-            eprintln!("dxp < {text}");
-        }
-        Ok(Some(text))
-    }
-
-    /// Gives up waiting for a message after `limit` (none: wait forever).
-    pub fn set_timeout(&self, limit: Option<Duration>) -> std::io::Result<()> {
-        self.writer.set_read_timeout(limit)
-    }
+    link.set_timeout(Some(left))?;
+    link.receive()
 }
 
-/// A name as DXP sends it: 32 characters, space padded.
-pub fn padded(name: &str) -> String {
-    format!("{name:<32.32}")
-}
-
-/// A received MOVE: (from, to, captured) as PDN numbers.
-pub fn parse_move_message(text: &str) -> Option<(u32, u32, Vec<u32>)> {
-    let digits = |range: std::ops::Range<usize>| text.get(range)?.parse::<u32>().ok();
-    let (from, to, count) = (digits(5..7)?, digits(7..9)?, digits(9..11)? as usize);
-    let captured = (0..count)
-        .map(|i| digits(11 + 2 * i..13 + 2 * i))
-        .collect::<Option<Vec<u32>>>()?;
-    (text.len() == 11 + 2 * count).then_some((from, to, captured))
-}
-
-/// The legal move of `game` a received MOVE names, if any.
-pub fn find_move<V: Rules>(game: &Game<V>, message: &str) -> Option<Move<V::Geometry>> {
-    let (from, to, mut captured) = parse_move_message(message)?;
-    captured.sort_unstable();
-    game.legal_moves().iter().copied().find(|mv| {
-        let mut ours: Vec<u32> = mv.captured().map(square_number::<V>).collect();
-        ours.sort_unstable();
-        square_number::<V>(mv.from()) == from
-            && square_number::<V>(mv.to()) == to
-            && ours == captured
-    })
-}
-
-/// The MOVE message for `mv`, made in `seconds`.
-pub fn move_message<V: Rules>(mv: &Move<V::Geometry>, seconds: u32) -> String {
-    let mut captured: Vec<u32> = mv.captured().map(square_number::<V>).collect();
-    captured.sort_unstable();
-    let mut text = format!(
-        "M{:04}{:02}{:02}{:02}",
-        seconds.min(9999),
-        square_number::<V>(mv.from()),
-        square_number::<V>(mv.to()),
-        captured.len()
-    );
-    for square in captured {
-        text.push_str(&format!("{square:02}"));
-    }
-    text
-}
-
-/// The GAMEREQ asking the other side to play `follower` from `start` (`A` for the initial
-/// position, else `B` with the side to move and the 50 squares).
-pub fn game_request<V: Rules>(
-    name: &str,
-    follower: Color,
-    minutes: u32,
-    start: &Position<V::Geometry>,
-) -> String {
-    let colour = if follower == Color::White { 'W' } else { 'Z' };
-    let position = if *start == Position::initial::<V>() {
-        "A".to_string()
-    } else {
-        // Hub positions use b/B for Black; DXP uses z/Z.
-        let squares: String = to_hub::<V>(start)
-            .chars()
-            .map(|c| match c {
-                'b' => 'z',
-                'B' => 'Z',
-                other => other,
-            })
-            .collect();
-        format!("B{squares}")
-    };
-    format!(
-        "R01{}{colour}{:03}000{position}",
-        padded(name),
-        minutes.min(999)
-    )
-}
-
-/// A DXP engine listening at an address, as a player: one connection per game, the game
-/// offered with a GAMEREQ from the opening, the other side's moves sent as MOVE messages.
+/// A DXP engine at an address, as a player.
 pub struct DxpPlayer {
     address: String,
     move_time: Duration,
+    /// The connection of the game in progress.
     link: Option<Link>,
+    /// The colour the engine plays in it.
+    colour: Color,
     /// Moves of the current game the engine already knows.
     known: usize,
 }
 
 impl DxpPlayer {
-    /// A player for the engine at `address`; it forfeits if a move takes more than three
-    /// times `move_time` plus five seconds.
+    /// A player for the engine at `address`, given `move_time` per move (announced as a time
+    /// control, see [`time_control`]); it forfeits if a move takes more than three times that
+    /// plus five seconds.
     pub fn new(address: &str, move_time: Duration) -> Self {
         DxpPlayer {
             address: address.to_string(),
             move_time,
             link: None,
+            colour: Color::White,
             known: 0,
         }
+    }
+
+    /// What the engine is told it has, in words.
+    pub fn describe_time(move_time: Duration) -> String {
+        let (minutes, moves) = time_control(move_time);
+        format!(
+            "GAMEREQ {minutes} min for {moves} moves ({:.2} s/move)",
+            f64::from(minutes) * 60.0 / f64::from(moves)
+        )
     }
 
     fn connect<V: Rules>(&mut self, game: &Game<V>) -> Result<&mut Link, Forfeit> {
@@ -164,35 +74,83 @@ impl DxpPlayer {
             let mut link = Link::new(stream, false).map_err(fail)?;
             // The engine plays the side to move now, from the game's start.
             let engine = game.position().turn();
-            let minutes = (self.move_time.as_secs_f64() * 100.0 / 60.0).ceil() as u32;
+            let (minutes, moves) = time_control(self.move_time);
             link.send(&game_request::<V>(
                 "damas arena",
                 engine,
-                minutes.max(1),
+                minutes,
+                moves,
                 game.start(),
             ))
             .map_err(fail)?;
-            link.set_timeout(Some(Duration::from_secs(10)))
-                .map_err(fail)?;
-            let reply = link
-                .receive()
-                .map_err(fail)?
-                .ok_or_else(|| Forfeit("DXP engine closed the connection".into()))?;
-            if !reply.starts_with('A') || reply.get(33..34) != Some("0") {
-                return Err(Forfeit(format!("DXP engine refused the game: `{reply}`")));
+            // Engines may chat before they answer: the answer is the GAMEACC.
+            let deadline = Instant::now() + HANDSHAKE;
+            let reply = loop {
+                let message = receive_before(&mut link, deadline)
+                    .map_err(fail)?
+                    .ok_or_else(|| Forfeit("DXP engine closed the connection".into()))?;
+                if message.starts_with('A') {
+                    break message;
+                }
+            };
+            match reply.get(33..34) {
+                Some("0") => {}
+                code => {
+                    return Err(Forfeit(format!(
+                        "DXP engine refused the game (GAMEACC code {})",
+                        code.unwrap_or("missing")
+                    )));
+                }
             }
             self.link = Some(link);
+            self.colour = engine;
             self.known = 0;
         }
         Ok(self.link.as_mut().expect("just connected"))
+    }
+
+    /// Ends the game in progress on the engine's side: the moves it has not seen, our GAMEEND,
+    /// and its answer, then the connection closes.
+    fn close_game<V: Rules>(&mut self, game: &Game<V>, outcome: Option<Outcome>) {
+        let Some(mut link) = self.link.take() else {
+            return;
+        };
+        for mv in &game.moves()[self.known.min(game.moves().len())..] {
+            if link.send(&move_message::<V>(mv, 0)).is_err() {
+                return;
+            }
+        }
+        // Our reason, from our side (the engine's opponent): 1 we lose, 2 draw, 3 we win.
+        let reason = match outcome {
+            Some(Outcome::Win { winner, .. }) if winner == self.colour => '1',
+            Some(Outcome::Win { .. }) => '3',
+            Some(Outcome::Draw(_)) => '2',
+            None => '0',
+        };
+        if link.send(&format!("E{reason}0")).is_err() {
+            return;
+        }
+        let deadline = Instant::now() + HANDSHAKE;
+        while let Ok(Some(message)) = receive_before(&mut link, deadline) {
+            match message.chars().next() {
+                Some('E') => return,
+                Some('B') if link.send("K1").is_err() => return,
+                _ => {}
+            }
+        }
     }
 }
 
 impl<V: Rules> Player<V> for DxpPlayer {
     fn new_game(&mut self) {
-        if let Some(mut link) = self.link.take() {
-            let _ = link.send("E00");
+        // A game left open (it should not be) is ended before the next one.
+        if self.link.is_some() {
+            self.close_game::<V>(&Game::new(), None);
         }
+    }
+
+    fn game_over(&mut self, game: &Game<V>, outcome: Outcome) {
+        self.close_game(game, Some(outcome));
     }
 
     fn play(&mut self, game: &Game<V>) -> Result<Answer<V>, Forfeit> {
@@ -206,14 +164,19 @@ impl<V: Rules> Player<V> for DxpPlayer {
         let known = self.known;
         let result = (|| {
             let link = self.connect(game)?;
-            let lost = |e: std::io::Error| Forfeit(format!("DXP engine: {e}"));
+            let lost = |e: std::io::Error| match e.kind() {
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => Forfeit(format!(
+                    "DXP engine: no move within {:.1}s (timed out)",
+                    limit.as_secs_f64()
+                )),
+                _ => Forfeit(format!("DXP engine: {e}")),
+            };
             for mv in &game.moves()[known.min(game.moves().len())..] {
                 link.send(&move_message::<V>(mv, 0)).map_err(lost)?;
             }
-            link.set_timeout(Some(limit)).map_err(lost)?;
+            let deadline = Instant::now() + limit;
             loop {
-                let message = link
-                    .receive()
+                let message = receive_before(link, deadline)
                     .map_err(lost)?
                     .ok_or_else(|| Forfeit("DXP engine closed the connection".into()))?;
                 match message.chars().next() {
@@ -233,10 +196,11 @@ impl<V: Rules> Player<V> for DxpPlayer {
         match result {
             Ok(mv) => {
                 self.known = game.moves().len() + 1;
-                Ok(Answer { mv, score: None })
+                Ok(Answer::bare(mv))
             }
             Err(forfeit) => {
-                self.link = None;
+                // The game is lost either way; tell the engine it is over, if it still listens.
+                self.close_game::<V>(game, None);
                 Err(forfeit)
             }
         }

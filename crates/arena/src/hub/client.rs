@@ -1,10 +1,11 @@
-//! An outside engine speaking the Hub protocol (Scan's), launched as a child process.
+//! An outside engine speaking the Hub protocol, launched as a child process.
 //!
 //! Per game the engine gets `new-game`; per move `pos pos=<start> moves="<moves so far>"`,
 //! `level move-time=<seconds>` and `go think`, and must answer `done move=<move>` in time. A
 //! crash, a hang past the time limit, or a malformed or illegal move forfeits the game; the
 //! engine is started afresh for the next one.
 
+use super::Message;
 use crate::player::{Answer, Forfeit, Player};
 use damas_rules::notation::hub as hub_move;
 use damas_rules::{Game, Rules, parse_move, to_hub};
@@ -78,10 +79,10 @@ impl HubPlayer {
             send(&mut engine, "hub")?;
             wait_for(&mut engine, "wait", limit)?;
             if self.variant != "international" {
-                send(
-                    &mut engine,
-                    &format!("set-param name=variant value={}", self.variant),
-                )?;
+                let set = Message::new("set-param")
+                    .with("name", "variant")
+                    .with("value", self.variant);
+                send(&mut engine, &set.to_string())?;
             }
             send(&mut engine, "init")?;
             wait_for(&mut engine, "ready", limit)?;
@@ -119,17 +120,6 @@ fn wait_for(engine: &mut Engine, word: &str, limit: Duration) -> Result<String, 
     }
 }
 
-/// The value of `key=` in a Hub line (quotes removed).
-fn value<'a>(line: &'a str, key: &str) -> Option<&'a str> {
-    let start = line.find(&format!("{key}="))? + key.len() + 1;
-    let rest = &line[start..];
-    if let Some(quoted) = rest.strip_prefix('"') {
-        quoted.split('"').next()
-    } else {
-        rest.split_whitespace().next()
-    }
-}
-
 impl<V: Rules> Player<V> for HubPlayer {
     fn new_game(&mut self) {
         let healthy = self
@@ -146,26 +136,24 @@ impl<V: Rules> Player<V> for HubPlayer {
         let result = (|| {
             let engine = self.start()?;
             let moves: Vec<String> = game.moves().iter().map(hub_move::<V>).collect();
-            send(
-                engine,
-                &format!(
-                    "pos pos={} moves=\"{}\"",
-                    to_hub::<V>(game.start()),
-                    moves.join(" ")
-                ),
-            )?;
-            send(
-                engine,
-                &format!("level move-time={:.3}", move_time.as_secs_f64()),
-            )?;
+            let pos = Message::new("pos")
+                .with("pos", to_hub::<V>(game.start()))
+                .with("moves", moves.join(" "));
+            send(engine, &pos.to_string())?;
+            let level =
+                Message::new("level").with("move-time", format!("{:.3}", move_time.as_secs_f64()));
+            send(engine, &level.to_string())?;
             send(engine, "go think")?;
             let limit = move_time * 3 + Duration::from_secs(5);
             let done = wait_for(engine, "done", limit)?;
-            let text =
-                value(&done, "move").ok_or_else(|| Forfeit(format!("no move in `{done}`")))?;
+            let message =
+                Message::parse(&done).map_err(|e| Forfeit(format!("cannot read `{done}`: {e}")))?;
+            let text = message
+                .value("move")
+                .ok_or_else(|| Forfeit(format!("no move in `{done}`")))?;
             let mv = parse_move::<V>(game.position(), text)
                 .map_err(|e| Forfeit(format!("bad move `{text}`: {e}")))?;
-            Ok(Answer { mv, score: None })
+            Ok(Answer::bare(mv))
         })();
         if result.is_err() {
             // Whatever state the engine is in, the next game starts a fresh one.

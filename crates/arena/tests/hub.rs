@@ -1,0 +1,129 @@
+//! The Hub server outlives its GUI: whatever it is sent, the end of the input ends the session
+//! (a running search is stopped), and bad values are `error` lines.
+
+use damas_arena::hub::server::{Lines, ServerOptions, serve};
+use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
+use rand::{Rng, SeedableRng};
+use std::io::Write;
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::Duration;
+
+/// The server's output, kept for the test.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Serves `input` and returns the output; fails if the session is not over within 20 seconds
+/// of the end of its input.
+fn session(input: &str) -> String {
+    let captured = Captured::default();
+    let lines = Lines::new(captured.clone());
+    let input = input.to_string();
+    let (done, finished) = mpsc::channel();
+    std::thread::spawn(move || {
+        let options = ServerOptions {
+            tt_megabytes: 1,
+            model: None,
+            device: damas_nn::cpu(),
+        };
+        let result = serve(input.as_bytes(), &lines, &options);
+        let _ = done.send(result.is_ok());
+    });
+    let ok = finished
+        .recv_timeout(Duration::from_secs(20))
+        .unwrap_or_else(|_| panic!("the session did not end"));
+    assert!(ok, "the session failed");
+    String::from_utf8(captured.0.lock().unwrap().clone()).unwrap()
+}
+
+#[test]
+fn the_end_of_the_input_stops_a_search_without_limits() {
+    for input in [
+        "hub\ninit\ngo ponder\n",
+        "hub\ninit\ngo analyze\n",
+        "init\nlevel infinite\ngo think\n",
+        "init\nlevel nodes=abc\ngo\n",
+    ] {
+        session(input);
+    }
+}
+
+#[test]
+fn a_malformed_level_is_an_error_line() {
+    let output = session("init\nlevel nodes=abc\nlevel move-time=-1\nlevel depth=x\n");
+    let errors: Vec<&str> = output.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 3, "{output}");
+    assert!(
+        errors[0].contains("`nodes=abc` is not a number"),
+        "{output}"
+    );
+}
+
+#[test]
+fn a_stop_right_after_go_is_never_lost() {
+    // The stop may arrive before the search thread has started: it must still stop it.
+    let mut input = String::from("init\n");
+    for _ in 0..50 {
+        input += "go analyze\nstop\nping\n";
+    }
+    let output = session(&input);
+    assert_eq!(output.matches("pong").count(), 50, "{output}");
+}
+
+#[test]
+fn random_sessions_end_and_never_crash() {
+    let words = [
+        "hub",
+        "init",
+        "new-game",
+        "ping",
+        "stop",
+        "ponder-hit",
+        "go",
+        "go think",
+        "go ponder",
+        "go analyze",
+        "go nonsense",
+        "level depth=3",
+        "level nodes=500",
+        "level nodes=abc",
+        "level move-time=0.01",
+        "level time=1 inc=0.1 moves=10",
+        "level infinite",
+        "level frobs=3",
+        "pos moves=\"32-28 19-23\"",
+        "pos pos=Wbbbb",
+        "pos pos=\"unterminated",
+        "set-param name=variant value=russian",
+        "set-param name=variant value=klingon",
+        "set-param name=tt-size value=0",
+        "set-param name=tt-size value=2",
+        "\u{0}\u{1}garbage\u{7f}",
+        "=",
+        "\"",
+        "",
+    ];
+    let mut rng = StdRng::seed_from_u64(7);
+    for _ in 0..60 {
+        let mut input = String::new();
+        for _ in 0..rng.random_range(1..25) {
+            input += words.choose(&mut rng).unwrap();
+            input.push('\n');
+        }
+        // Half the sessions end without a newline, as a killed GUI would.
+        if rng.random_bool(0.5) {
+            input.pop();
+        }
+        session(&input);
+    }
+}
