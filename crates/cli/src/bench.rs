@@ -1,9 +1,8 @@
-//! `damas bench engine`: the alpha-beta engine's speed on a fixed set of middle-game positions per
-//! board family, one thread.
+//! `damas bench engine|selfplay|train`: speed measurements, printed as tables.
 
-use damas_engine::{EngineConfig, Limits, Searcher};
-use damas_rules::{Game, Geometry, Rules, Variant, VariantVisitor};
-use std::time::{Duration, Instant};
+use crate::args::SizeArgs;
+use damas_rules::Variant;
+use damas_train::bench::{SelfPlayBenchOptions, TrainBenchOptions, selfplay_bench, train_bench};
 
 /// Arguments of `damas bench`.
 #[derive(clap::Args)]
@@ -14,96 +13,200 @@ pub struct Args {
 
 #[derive(clap::Subcommand)]
 enum What {
-    /// Nodes per second of the alpha-beta search.
+    /// Nodes per second of the alpha-beta search, one variant per board family.
     Engine(EngineArgs),
     /// Network evaluations per second, GFLOP/s against peak, self-play speed.
-    Selfplay(crate::bench_selfplay::Args),
+    Selfplay(SelfPlayArgs),
     /// Training samples per second.
-    Train(crate::bench_train::Args),
+    Train(TrainArgs),
 }
 
 #[derive(clap::Args)]
 struct EngineArgs {
     /// Search depth per position (default: 11 on 10x10 and larger, 13 on 8x8 diagonal boards,
-    /// 8 on the orthogonal board, about a second per family).
+    /// 8 on all-square boards, about a second per family).
     #[arg(long)]
     depth: Option<u32>,
     /// Positions per variant.
     #[arg(long, default_value_t = 6)]
     positions: u32,
     /// Only this variant (default: one per board family).
-    #[arg(long, value_parser = |s: &str| s.parse::<Variant>().map_err(|e| e.to_string()))]
+    #[arg(long, value_parser = crate::args::parse_variant)]
     variant: Option<Variant>,
 }
 
-/// One representative per board family: 10x10, 8x8 with flying kings, 8x8 with short kings,
-/// orthogonal captures, the orthogonal board, 12x12.
-const FAMILIES: &[Variant] = &[
-    Variant::International,
-    Variant::Russian,
-    Variant::English,
-    Variant::Frisian,
-    Variant::Turkish,
-    Variant::Canadian,
-];
-
-struct Run<'a>(&'a EngineArgs);
-
-impl VariantVisitor for Run<'_> {
-    type Output = (u32, u64, Duration);
-    fn visit<V: Rules>(self) -> (u32, u64, Duration) {
-        let depth = self.0.depth.unwrap_or(if !V::Geometry::DARK_ONLY {
-            8
-        } else if V::Geometry::WIDTH >= 10 {
-            11
-        } else {
-            13
-        });
-        let mut searcher = Searcher::<V>::new(EngineConfig::for_rules::<V>());
-        let (mut nodes, mut time) = (0, Duration::ZERO);
-        for index in 0..self.0.positions {
-            // Middle games: 16 to 26 plies in, never a finished game.
-            let mut game = Game::<V>::new();
-            game.play_random(index as u64 + 1, 16 + 2 * index % 12);
-            if game.outcome().is_some() {
-                continue;
-            }
-            searcher.clear();
-            let started = Instant::now();
-            let result = searcher.search(&game, &Limits::depth(depth), |_| {});
-            time += started.elapsed();
-            nodes += result.info.nodes;
-        }
-        (depth, nodes, time)
-    }
+#[derive(clap::Args)]
+struct SelfPlayArgs {
+    /// Variant to play.
+    #[arg(long, value_parser = crate::args::parse_variant, default_value = "russian")]
+    variant: Variant,
+    #[command(flatten)]
+    size: SizeArgs,
+    /// Batch sizes to time the network at.
+    #[arg(long, value_delimiter = ',', default_value = "1,16,64,128")]
+    batches: Vec<usize>,
+    /// Self-play games to time.
+    #[arg(long, default_value_t = 8)]
+    games: u32,
+    /// Simulations per move in the self-play part.
+    #[arg(long, default_value_t = 64)]
+    simulations: u32,
+    /// Game threads in the self-play part.
+    #[arg(long, default_value_t = 1)]
+    workers: usize,
+    /// Games in flight per worker (sets the batch size self-play reaches).
+    #[arg(long, default_value_t = 16)]
+    games_per_worker: usize,
+    /// Threads of burn's CPU kernels.
+    #[arg(long, default_value_t = 2)]
+    inference_threads: usize,
+    /// Seconds per network measurement.
+    #[arg(long, default_value_t = 2.0)]
+    seconds: f64,
 }
 
-/// Runs `damas bench`.
-pub fn run(args: Args) -> anyhow::Result<()> {
-    let args = match args.what {
-        What::Engine(args) => args,
-        What::Selfplay(args) => return crate::bench_selfplay::run(args),
-        What::Train(args) => return crate::bench_train::run(args),
-    };
-    let variants: Vec<Variant> = match args.variant {
+#[derive(clap::Args)]
+struct TrainArgs {
+    /// Variant.
+    #[arg(long, value_parser = crate::args::parse_variant, default_value = "russian")]
+    variant: Variant,
+    #[command(flatten)]
+    size: SizeArgs,
+    /// Batch size.
+    #[arg(long, default_value_t = 256)]
+    batch: usize,
+    /// Steps to time (after one warm-up step).
+    #[arg(long, default_value_t = 10)]
+    steps: u64,
+    /// Threads of burn's kernels.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+}
+
+fn engine(args: EngineArgs) {
+    let variants = match args.variant {
         Some(v) => vec![v],
-        None => FAMILIES.to_vec(),
+        None => damas_engine::bench::families(),
     };
     println!(
         "{:<14} {:>6} {:>10} {:>12} {:>9} {:>12}",
         "variant", "depth", "positions", "nodes", "seconds", "nodes/s"
     );
     for variant in variants {
-        let (depth, nodes, time) = variant.visit(Run(&args));
+        let bench = damas_engine::bench::bench(variant, args.depth, args.positions);
         println!(
             "{:<14} {:>6} {:>10} {:>12} {:>9.3} {:>12.0}",
             variant.name(),
-            depth,
-            args.positions,
-            nodes,
-            time.as_secs_f64(),
-            nodes as f64 / time.as_secs_f64().max(1e-9)
+            bench.depth,
+            bench.positions,
+            bench.nodes,
+            bench.time.as_secs_f64(),
+            bench.nodes_per_second()
         );
     }
+}
+
+fn selfplay(args: SelfPlayArgs) -> anyhow::Result<()> {
+    let options = SelfPlayBenchOptions {
+        variant: args.variant,
+        size: args.size.size(),
+        batches: args.batches,
+        games: args.games,
+        simulations: args.simulations,
+        workers: args.workers,
+        games_per_worker: args.games_per_worker,
+        inference_threads: args.inference_threads,
+        seconds: args.seconds,
+    };
+    let bench = selfplay_bench(&options)?;
+    println!(
+        "network {}x{} on {} ({:.1} MFLOP per position); CPU peak {:.0} GFLOP/s \
+         ({} threads x 32 flop/cycle x {:.2} GHz)",
+        options.size.blocks,
+        options.size.channels,
+        options.variant,
+        bench.flops_per_position / 1e6,
+        bench.peak_gflops,
+        bench.threads,
+        bench.ghz
+    );
+    println!(
+        "{:>6} {:>12} {:>10} {:>8} {:>14} {:>11}",
+        "batch", "evals/s", "GFLOP/s", "of peak", "tract evals/s", "tract/burn"
+    );
+    for row in &bench.batches {
+        let gflops = row.evals_per_second * bench.flops_per_position / 1e9;
+        println!(
+            "{:>6} {:>12.0} {gflops:>10.2} {:>7.1}% {:>14.0} {:>11.2}",
+            row.batch,
+            row.evals_per_second,
+            100.0 * gflops / bench.peak_gflops,
+            row.tract_evals_per_second,
+            row.tract_evals_per_second / row.evals_per_second
+        );
+    }
+    let stats = &bench.stats;
+    println!(
+        "selfplay: {} games, {} plies, {} samples in {:.1}s: {:.1} positions/s, \
+         {:.0} evals/s, mean batch {:.1}",
+        stats.games,
+        stats.plies,
+        stats.samples,
+        bench.seconds,
+        stats.samples as f64 / bench.seconds,
+        bench.evaluations as f64 / bench.seconds,
+        bench.evaluations as f64 / bench.network_batches.max(1) as f64
+    );
+    let inside = bench.network_seconds / bench.seconds;
+    println!(
+        "selfplay: time in the network {:.1}%, outside it (tree, moves, encoding) {:.1}% \
+         (goal: at most 15%)",
+        100.0 * inside,
+        100.0 * (1.0 - inside)
+    );
+    let (edges, nodes, bytes) = bench.tree;
+    println!(
+        "tree: {} bytes per edge, {} per node; 800 simulations from the start: {edges} edges, \
+         {nodes} nodes, {} KiB",
+        bench.edge_bytes,
+        bench.node_bytes,
+        bytes / 1024
+    );
     Ok(())
+}
+
+fn train(args: TrainArgs) -> anyhow::Result<()> {
+    let options = TrainBenchOptions {
+        variant: args.variant,
+        size: args.size.size(),
+        batch: args.batch,
+        steps: args.steps,
+        threads: args.threads,
+    };
+    let bench = train_bench(&options)?;
+    println!(
+        "train {} {}x{} batch {} on {} threads: {:.0} samples/s ({:.3} s/step), \
+         about {:.1} GFLOP/s",
+        options.variant,
+        options.size.blocks,
+        options.size.channels,
+        options.batch,
+        bench.threads,
+        bench.samples_per_second,
+        bench.seconds_per_step,
+        bench.gflops,
+    );
+    Ok(())
+}
+
+/// Runs `damas bench`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    match args.what {
+        What::Engine(args) => {
+            engine(args);
+            Ok(())
+        }
+        What::Selfplay(args) => selfplay(args),
+        What::Train(args) => train(args),
+    }
 }

@@ -1,26 +1,22 @@
-//! `damas`: the Damas Zero command line. One module per subcommand.
+//! `damas`: the Damas Zero command line. One module per subcommand, each parsing its arguments,
+//! calling one library function and printing what it returns.
 
 mod arena;
+mod args;
 mod bench;
-mod bench_selfplay;
-mod bench_train;
 mod board;
 mod dxp;
 mod export;
 mod hub;
-mod hub_mcts;
 mod model;
 mod moves;
-mod opponent;
 mod perft;
 mod play;
-mod plot;
 mod selfplay;
 mod train;
 mod variants;
 
 use clap::{Parser, Subcommand};
-use damas_rules::{ParseFenError, Position, Rules, Variant, parse_fen};
 use std::process::ExitCode;
 
 /// Damas Zero: draughts rules, engines and self-play learning for many variants.
@@ -45,11 +41,11 @@ enum Command {
     Hub(hub::Args),
     /// Play 10x10 engine matches over DXP (TCP).
     Dxp(dxp::Args),
-    /// Measure speed (`damas bench engine|selfplay`).
+    /// Measure speed (`damas bench engine|selfplay|train`).
     Bench(bench::Args),
     /// Generate self-play training games (shards and PDN).
     Selfplay(selfplay::Args),
-    /// Create networks (`damas model init`).
+    /// Create networks and look inside them (`damas model init|eval`).
     Model(model::Args),
     /// Train a network: self-play, training and evaluation, generation after generation.
     Train(train::Args),
@@ -85,30 +81,4 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-/// The `--variant` and `--fen` options shared by the commands that work on a position.
-#[derive(clap::Args)]
-pub(crate) struct PositionArgs {
-    /// Variant name (see `damas variants`).
-    #[arg(long, value_parser = parse_variant)]
-    pub variant: Variant,
-    /// Position in PDN FEN; the variant's start if omitted.
-    #[arg(long)]
-    pub fen: Option<String>,
-}
-
-impl PositionArgs {
-    /// The position given by `--fen`, or the variant's start.
-    pub fn position<V: Rules>(&self) -> Result<Position<V::Geometry>, ParseFenError> {
-        match &self.fen {
-            Some(fen) => parse_fen::<V>(fen),
-            None => Ok(Position::initial::<V>()),
-        }
-    }
-}
-
-/// Parses a `--variant` value.
-pub(crate) fn parse_variant(s: &str) -> Result<Variant, String> {
-    s.parse::<Variant>().map_err(|e| e.to_string())
 }

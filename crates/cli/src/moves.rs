@@ -9,7 +9,7 @@ use serde::Serialize;
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    position: crate::PositionArgs,
+    position: crate::args::PositionArgs,
     /// One JSON object per move and line, for other tools.
     #[arg(long)]
     json: bool,

@@ -12,7 +12,7 @@ use std::time::Instant;
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    position: crate::PositionArgs,
+    position: crate::args::PositionArgs,
     /// Plies to count.
     #[arg(long)]
     depth: u32,

@@ -1,6 +1,8 @@
-//! `damas play`: a human against a random mover in the terminal.
+//! `damas play`: a human against any arena player (random, alpha-beta, a network, an outside
+//! engine) in the terminal.
 
 use anyhow::Context;
+use damas_arena::{PlayerSettings, PlayerSpec};
 use damas_rules::notation::pdn;
 use damas_rules::{Color, Game, Rules, VariantVisitor, parse_move, to_fen};
 use std::io::{BufRead, Write};
@@ -9,25 +11,17 @@ use std::io::{BufRead, Write};
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    position: crate::PositionArgs,
+    position: crate::args::PositionArgs,
     /// The side you play: `white` or `black`.
-    #[arg(long, default_value = "white", value_parser = parse_color)]
+    #[arg(long, default_value = "white", value_parser = crate::args::parse_color)]
     color: Color,
-    /// The computer opponent: `random`, `alphabeta:depth=6`, `alphabeta:nodes=N`,
-    /// `alphabeta:time=SECONDS`.
+    /// The computer opponent, as a player string: `random`, `alphabeta:depth=6`,
+    /// `alphabeta:nodes=N`, `alphabeta:time=SECONDS`, `net:PATH[,sims=N]`, `hub:"COMMAND"`.
     #[arg(long, default_value = "random")]
-    opponent: crate::opponent::OpponentSpec,
+    opponent: PlayerSpec,
     /// Seed of the opponent's random choices (random if omitted).
     #[arg(long)]
     seed: Option<u64>,
-}
-
-fn parse_color(s: &str) -> Result<Color, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "white" | "w" => Ok(Color::White),
-        "black" | "b" => Ok(Color::Black),
-        other => Err(format!("`{other}` is not a side (expected white or black)")),
-    }
 }
 
 struct Run<'a>(&'a Args);
@@ -39,7 +33,9 @@ impl VariantVisitor for Run<'_> {
         let start = args.position.position::<V>().context("invalid --fen")?;
         let mut game = Game::<V>::from_position(start);
         let seed = args.seed.unwrap_or_else(rand::random);
-        let mut opponent = crate::opponent::Opponent::<V>::new(&args.opponent, seed);
+        let factory = args.opponent.factory::<V>(&PlayerSettings::default())?;
+        let mut opponent = factory(seed);
+        opponent.new_game();
         let stdin = std::io::stdin();
         let mut lines = stdin.lock().lines();
         println!(
@@ -59,19 +55,21 @@ impl VariantVisitor for Run<'_> {
             }
             let legal = game.legal_moves();
             if position.turn() != args.color {
-                let (mv, report) = opponent
-                    .choose(&game)
-                    .expect("a game not over has a legal move");
-                let report = if report.is_empty() {
+                let answer = match opponent.play(&game) {
+                    Ok(answer) if legal.contains(&answer.mv) => answer,
+                    Ok(_) => anyhow::bail!("the opponent played an illegal move"),
+                    Err(forfeit) => anyhow::bail!("the opponent failed: {forfeit}"),
+                };
+                let report = if answer.info.is_empty() {
                     String::new()
                 } else {
-                    format!(" ({report})")
+                    format!(" ({})", answer.info)
                 };
                 println!(
                     "Opponent plays {}{report}",
-                    pdn::<V>(&position, &mv, &legal)
+                    pdn::<V>(&position, &answer.mv, &legal)
                 );
-                game.play(&mv);
+                game.play(&answer.mv);
                 continue;
             }
             loop {

@@ -1,8 +1,7 @@
 //! `damas train --config configs/<name>.toml`: the training loop in `runs/<name>/`, resumable;
 //! progress bars per phase, or plain log lines with `--quiet`.
 
-use damas_rules::{Rules, Variant, VariantVisitor};
-use damas_train::{Progress, Run, TrainConfig};
+use damas_train::{ConfigFile, Progress, train};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
@@ -61,26 +60,13 @@ impl Progress for Bars {
     }
 }
 
-struct Train<'a>(&'a Args, &'a TrainConfig, &'a str);
-
-impl VariantVisitor for Train<'_> {
-    type Output = anyhow::Result<()>;
-    fn visit<V: Rules>(self) -> anyhow::Result<()> {
-        let Train(args, config, text) = self;
-        let mut bars = Bars {
-            bar: None,
-            quiet: args.quiet,
-        };
-        let mut run = Run::<V>::open(config, text, &args.runs, &mut bars)?;
-        run.run()?;
-        Ok(())
-    }
-}
-
 /// Runs `damas train`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let config = TrainConfig::read(&args.config)?;
-    let text = std::fs::read_to_string(&args.config)?;
-    let variant: Variant = config.variant.parse().map_err(anyhow::Error::msg)?;
-    variant.visit(Train(&args, &config, &text))
+    let file = ConfigFile::read(&args.config)?;
+    let mut bars = Bars {
+        bar: None,
+        quiet: args.quiet,
+    };
+    train(&file, &args.runs, &mut bars)?;
+    Ok(())
 }

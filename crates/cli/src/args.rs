@@ -1,0 +1,60 @@
+//! Arguments shared by several subcommands.
+
+use damas_nn::NetworkSize;
+use damas_rules::{ParseFenError, Position, Rules, Variant, parse_fen};
+
+/// The `--variant` and `--fen` options of the commands that work on a position.
+#[derive(clap::Args)]
+pub struct PositionArgs {
+    /// Variant name (see `damas variants`).
+    #[arg(long, value_parser = parse_variant)]
+    pub variant: Variant,
+    /// Position in PDN FEN; the variant's start if omitted.
+    #[arg(long)]
+    pub fen: Option<String>,
+}
+
+impl PositionArgs {
+    /// The position given by `--fen`, or the variant's start.
+    pub fn position<V: Rules>(&self) -> Result<Position<V::Geometry>, ParseFenError> {
+        match &self.fen {
+            Some(fen) => parse_fen::<V>(fen),
+            None => Ok(Position::initial::<V>()),
+        }
+    }
+}
+
+/// The `--blocks` and `--channels` options of the commands that make a network.
+#[derive(clap::Args, Clone, Copy)]
+pub struct SizeArgs {
+    /// Residual blocks.
+    #[arg(long, default_value_t = NetworkSize::DEFAULT.blocks)]
+    pub blocks: usize,
+    /// Channels per convolution.
+    #[arg(long, default_value_t = NetworkSize::DEFAULT.channels)]
+    pub channels: usize,
+}
+
+impl SizeArgs {
+    /// The network size given.
+    pub fn size(self) -> NetworkSize {
+        NetworkSize {
+            blocks: self.blocks,
+            channels: self.channels,
+        }
+    }
+}
+
+/// Parses a `--variant` value.
+pub fn parse_variant(s: &str) -> Result<Variant, String> {
+    s.parse::<Variant>().map_err(|e| e.to_string())
+}
+
+/// Parses a side: `white` or `black`.
+pub fn parse_color(s: &str) -> Result<damas_rules::Color, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "white" | "w" => Ok(damas_rules::Color::White),
+        "black" | "b" => Ok(damas_rules::Color::Black),
+        other => Err(format!("`{other}` is not a side (expected white or black)")),
+    }
+}

@@ -1,0 +1,228 @@
+//! Matches and tournaments: our own Hub engine, broken engines, SPRT, a DXP engine.
+
+use crate::{damas, fresh_dir, stderr, stdout};
+use std::process::{Command, Stdio};
+
+#[test]
+fn match_against_our_own_hub_engine_runs_to_the_end_and_resumes() {
+    let dir = fresh_dir("match");
+    let hub = format!("hub:\"{} hub\"", env!("CARGO_BIN_EXE_damas"));
+    let out_dir = dir.join("m");
+    let args = [
+        "match",
+        "--variant",
+        "russian",
+        &hub,
+        "alphabeta:depth=2",
+        "--games",
+        "4",
+        "--time",
+        "0.05",
+        "--quiet",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    let out = damas(&args, "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("games 4:"), "{text}");
+    assert!(text.contains("Elo (95%:"), "{text}");
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("results.json")).unwrap())
+            .unwrap();
+    let games = results["games"].as_array().unwrap();
+    assert_eq!(games.len(), 4);
+    assert!(
+        games
+            .iter()
+            .all(|g| !g["reason"].as_str().unwrap().contains("forfeit")),
+        "{games:?}"
+    );
+    let pdn = std::fs::read_to_string(out_dir.join("games.pdn")).unwrap();
+    assert_eq!(pdn.matches("[Event \"damas arena\"]").count(), 4);
+    assert!(
+        std::fs::read_to_string(out_dir.join("results.csv"))
+            .unwrap()
+            .lines()
+            .count()
+            == 5
+    );
+
+    // Asking for more games plays only the new ones.
+    let mut more = args.to_vec();
+    more[6] = "6";
+    let out = damas(&more, "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("games 6:"), "{}", stdout(&out));
+
+    // A different pairing in the same directory is refused.
+    let mut other = args.to_vec();
+    other[4] = "alphabeta:depth=3";
+    let out = damas(&other, "");
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("use another --out"),
+        "{}",
+        stderr(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_broken_engine_forfeits_and_the_tournament_goes_on() {
+    let dir = fresh_dir("broken");
+    let out_dir = dir.join("t");
+    // One engine exits at once, one answers the handshake and then a nonsense move.
+    let liar = "hub:\"printf 'wait\\nready\\ndone move=99-98\\n'; sleep 5\"";
+    let args = [
+        "tournament",
+        "--variant",
+        "russian",
+        "--players",
+        "alphabeta:depth=1",
+        "hub:\"true\"",
+        liar,
+        "--rounds",
+        "1",
+        "--quiet",
+        "--time",
+        "0.05",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    let out = damas(&args, "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("results.json")).unwrap())
+            .unwrap();
+    let games = results["games"].as_array().unwrap();
+    assert_eq!(games.len(), 6, "every pairing played");
+    let reasons: Vec<&str> = games
+        .iter()
+        .map(|g| g["reason"].as_str().unwrap())
+        .collect();
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("forfeits: the engine exited")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons.iter().any(|r| r.contains("bad move `99-98`")),
+        "{reasons:?}"
+    );
+    assert!(
+        stdout(&out).contains("alphabeta:depth=1"),
+        "{}",
+        stdout(&out)
+    );
+    let ratings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("ratings.json")).unwrap())
+            .unwrap();
+    assert_eq!(ratings.as_array().unwrap().len(), 3);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sprt_stops_a_lopsided_match_early() {
+    let dir = fresh_dir("sprt");
+    let args = [
+        "match",
+        "--variant",
+        "english",
+        "alphabeta:depth=4",
+        "random",
+        "--games",
+        "400",
+        "--sprt",
+        "0,50,0.05,0.05",
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ];
+    let out = damas(&args, "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("H1 accepted"), "{text}");
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    assert!(
+        results["games"].as_array().unwrap().len() < 100,
+        "stopped early"
+    );
+    let out = damas(
+        &[
+            "match",
+            "--variant",
+            "english",
+            "random",
+            "random",
+            "--sprt",
+            "5,0,0.05,0.05",
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("elo0 < elo1"), "{}", stderr(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn match_against_a_dxp_engine_listening_on_loopback() {
+    let dir = fresh_dir("dxp-match");
+    // Our own DXP engine as the outside engine, on a free port, for two games.
+    let mut engine = Command::new(env!("CARGO_BIN_EXE_damas"))
+        .args([
+            "dxp",
+            "--listen",
+            "0",
+            "--games",
+            "2",
+            "--engine",
+            "alphabeta:depth=2",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The reader lives to the end of the test: the engine logs every game to its stdout.
+    let mut engine_out = std::io::BufReader::new(engine.stdout.take().unwrap());
+    let mut first_line = String::new();
+    std::io::BufRead::read_line(&mut engine_out, &mut first_line).unwrap();
+    let address = first_line.trim().rsplit(' ').next().unwrap().to_string();
+    let player = format!("dxp:{address}");
+    let out_dir = dir.join("m");
+    let out = damas(
+        &[
+            "match",
+            "--variant",
+            "international",
+            &player,
+            "alphabeta:depth=1",
+            "--games",
+            "2",
+            "--quiet",
+            "--time",
+            "0.5",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("results.json")).unwrap())
+            .unwrap();
+    let games = results["games"].as_array().unwrap();
+    assert_eq!(games.len(), 2);
+    assert!(
+        games
+            .iter()
+            .all(|g| !g["reason"].as_str().unwrap().contains("forfeit")),
+        "{games:?}"
+    );
+    let _ = engine.kill();
+    let _ = engine.wait();
+    drop(engine_out);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,200 @@
+//! The engine protocols: a Hub session line by line, DXP games on loopback.
+
+use crate::{stderr, stdout};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// A Hub session driven line by line: each command is sent only after the previous reply arrived.
+#[test]
+fn hub_session_line_by_line() {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_damas"))
+        .args(["hub", "--tt", "4"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("damas hub starts");
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = |line: &str| writeln!(input, "{line}").unwrap();
+    let mut next = move || output.next().expect("a reply").unwrap();
+
+    send("hub");
+    assert!(next().starts_with("id name=damas "));
+    let variant = next();
+    assert!(
+        variant.starts_with("param name=variant value=normal type=enum values=\"normal "),
+        "{variant}"
+    );
+    assert!(next().starts_with("param name=tt-size"));
+    assert_eq!(next(), "wait");
+    send("set-param name=variant value=checkerz");
+    assert!(next().starts_with("error message=\"unknown variant `checkerz`"));
+    send("set-param name=variant value=normal");
+    send("init");
+    assert_eq!(next(), "ready");
+    send("set-param name=variant value=russian");
+    assert_eq!(
+        next(),
+        "error message=\"the variant can only be set before init\""
+    );
+    send("new-game");
+    send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28 19-23\"");
+    send("ping");
+    assert_eq!(next(), "pong");
+    send("pos moves=\"32-28 33-29\"");
+    assert!(
+        next().starts_with("error message=\"bad move: `33-29` is not a legal move"),
+        "a move in the wrong turn"
+    );
+    send("pos pos=Wbbbb");
+    assert!(next().starts_with("error message=\"bad position: a Hub position needs"));
+    send("frobnicate now");
+    assert_eq!(next(), "error message=\"unknown command `frobnicate`\"");
+    send("level nonsense=3");
+    assert_eq!(next(), "error message=\"unknown level `nonsense`\"");
+    send("pos moves=\"32-28 19-23\"");
+    send("level depth=4");
+    send("go think");
+    let mut infos = 0;
+    let done = loop {
+        let line = next();
+        if line.starts_with("info ") {
+            assert!(
+                line.contains(" score=") && line.contains(" nodes=") && line.contains(" pv=\""),
+                "{line}"
+            );
+            infos += 1;
+        } else {
+            break line;
+        }
+    };
+    assert_eq!(infos, 4);
+    // White must take: 28x19 capturing 23 is the only legal move.
+    assert!(done.starts_with("done move=28x19x23"), "{done}");
+    // An analysis runs until stopped.
+    send("go analyze");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    send("stop");
+    let done = loop {
+        let line = next();
+        if !line.starts_with("info ") {
+            break line;
+        }
+    };
+    assert!(done.starts_with("done move="), "{done}");
+    send("quit");
+    assert!(child.wait().unwrap().success());
+}
+
+/// Starts `damas dxp --listen 0` and returns the child with the address it printed.
+fn dxp_listener(extra: &[&str]) -> (std::process::Child, String) {
+    use std::io::{BufRead, BufReader};
+    let mut args = vec!["dxp", "--listen", "0"];
+    args.extend_from_slice(extra);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_damas"))
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("listener starts");
+    let mut first = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let address = first
+        .trim()
+        .strip_prefix("listening on ")
+        .expect("address line")
+        .to_string();
+    (child, address)
+}
+
+#[test]
+fn dxp_game_on_loopback_ends_with_gameend() {
+    let (listener, address) = dxp_listener(&[
+        "--engine",
+        "alphabeta:depth=2",
+        "--games",
+        "1",
+        "--max-plies",
+        "120",
+    ]);
+    let out = Command::new(env!("CARGO_BIN_EXE_damas"))
+        .args([
+            "dxp",
+            "--connect",
+            &address,
+            "--engine",
+            "alphabeta:depth=1",
+            "--max-plies",
+            "120",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let log = stderr(&out);
+    assert!(log.contains("dxp > R01damas"), "GAMEREQ sent:\n{log}");
+    assert!(
+        log.contains("dxp < Adamas                           0"),
+        "GAMEACC received:\n{log}"
+    );
+    assert!(
+        log.lines().any(|l| l.starts_with("dxp > M"))
+            && log.lines().any(|l| l.starts_with("dxp < M"))
+    );
+    // Both GAMEEND messages: one sent, one received.
+    assert!(log.lines().any(|l| l.starts_with("dxp > E")), "{log}");
+    assert!(log.lines().any(|l| l.starts_with("dxp < E")), "{log}");
+    assert!(stdout(&out).starts_with("game over: "), "{}", stdout(&out));
+    let listener = listener.wait_with_output().unwrap();
+    assert!(listener.status.success());
+    assert!(String::from_utf8_lossy(&listener.stdout).contains("game over: "));
+}
+
+#[test]
+fn dxp_refuses_a_bad_gamereq_and_stays_up() {
+    use std::io::Read;
+    let (mut listener, address) = dxp_listener(&["--engine", "random", "--games", "1"]);
+    let mut stream = std::net::TcpStream::connect(&address).unwrap();
+    stream.write_all(b"R99nobody\0").unwrap();
+    let mut reply = Vec::new();
+    let mut byte = [0u8];
+    // The CHAT with the reason, then GAMEACC with code 2.
+    let mut messages = Vec::new();
+    while messages.len() < 2 {
+        stream.read_exact(&mut byte).unwrap();
+        if byte[0] == 0 {
+            messages.push(String::from_utf8(std::mem::take(&mut reply)).unwrap());
+        } else {
+            reply.push(byte[0]);
+        }
+    }
+    assert!(
+        messages[0].starts_with("Crefused: GAMEREQ too short"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[1].starts_with('A') && messages[1].ends_with('2'),
+        "{messages:?}"
+    );
+    // Still up: a proper request is accepted on the same connection.
+    stream
+        .write_all(format!("R01{:<32}Z005000A\0", "tester").as_bytes())
+        .unwrap();
+    let mut accepted = Vec::new();
+    loop {
+        stream.read_exact(&mut byte).unwrap();
+        if byte[0] == 0 {
+            break;
+        }
+        accepted.push(byte[0]);
+    }
+    let accepted = String::from_utf8(accepted).unwrap();
+    assert!(
+        accepted.starts_with('A') && accepted.ends_with('0'),
+        "{accepted}"
+    );
+    listener.kill().unwrap();
+    let _ = listener.wait();
+}

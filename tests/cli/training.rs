@@ -1,0 +1,185 @@
+//! Self-play and training: shards, a kill -9 during training and the resume.
+
+use crate::{damas, fresh_dir, stderr, stdout};
+use std::process::{Command, Stdio};
+
+#[test]
+fn selfplay_with_a_tiny_network_writes_shards_and_games() {
+    let dir = fresh_dir("selfplay");
+    let model = dir.join("model");
+    let model = model.to_str().unwrap();
+    let out = damas(
+        &[
+            "model",
+            "init",
+            "--variant",
+            "russian",
+            "--blocks",
+            "1",
+            "--channels",
+            "8",
+            "--out",
+            model,
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let config = dir.join("selfplay.toml");
+    std::fs::write(
+        &config,
+        "games_per_shard = 2\nfast_simulations = 4\nfull_search_fraction = 0.5\n[search]\nsimulations = 12\n",
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    let args = [
+        "selfplay",
+        "--variant",
+        "russian",
+        "--model",
+        model,
+        "--games",
+        "3",
+        "--quiet",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--config",
+        config.to_str().unwrap(),
+    ];
+    let out = damas(&args, "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("3 games"), "{}", stdout(&out));
+    let mut shards: Vec<_> = std::fs::read_dir(out_dir.join("shards"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    shards.sort();
+    assert_eq!(shards, ["selfplay-000000.shard", "selfplay-000001.shard"]);
+    let pdn = std::fs::read_to_string(out_dir.join("games/selfplay-000000.pdn")).unwrap();
+    assert_eq!(pdn.matches("[GameType \"25\"]").count(), 2, "{pdn}");
+
+    // A second run numbers its files after the first one's.
+    let out = damas(&args, "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out_dir.join("shards/selfplay-000003.shard").exists());
+
+    // Bad input: a checkpoint for another variant, a config with a typo.
+    let mut wrong = args.to_vec();
+    wrong[2] = "english";
+    let out = damas(&wrong, "");
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("checkpoint is for variant `russian`"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(&config, "[search]\nsimulatoins = 12\n").unwrap();
+    let out = damas(&args, "");
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("simulatoins"), "{}", stderr(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Reads every checkpoint and shard of a run: nothing may be half written.
+fn assert_run_intact(root: &std::path::Path) {
+    for entry in std::fs::read_dir(root.join("checkpoints")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue; // a temporary directory of an interrupted write, never read
+        }
+        let meta = std::fs::read(path.join("meta.json")).expect("complete checkpoint");
+        serde_json::from_slice::<serde_json::Value>(&meta).expect("meta.json parses");
+        assert!(path.join("model.bpk").exists() && path.join("optimizer.bpk").exists());
+    }
+    for shard in damas_selfplay::list_shards(&root.join("shards")).unwrap() {
+        damas_selfplay::Shard::read_for::<damas_rules::variants::Russian>(&shard)
+            .expect("every shard reads");
+    }
+}
+
+/// Writes a training config for a tiny Russian run named `name` into `dir`.
+pub fn tiny_train_config(
+    dir: &std::path::Path,
+    name: &str,
+    generations: u32,
+) -> std::path::PathBuf {
+    let config = dir.join(format!("{name}.toml"));
+    std::fs::write(
+        &config,
+        format!(
+            r#"name = "{name}"
+variant = "russian"
+generations = {generations}
+games_per_generation = 6
+[network]
+blocks = 1
+channels = 8
+[selfplay]
+fast_simulations = 4
+full_search_fraction = 0.5
+max_plies = 80
+games_per_worker = 2
+games_per_shard = 2
+[selfplay.search]
+simulations = 12
+[training]
+batch_size = 16
+window_min = 50
+[evaluation]
+baseline_games = 2
+previous_games = 2
+simulations = 6
+"#
+        ),
+    )
+    .unwrap();
+    config
+}
+
+#[test]
+fn train_survives_kill_9_at_any_moment_and_resumes() {
+    let dir = fresh_dir("kill");
+    let config = tiny_train_config(&dir, "killed", 3);
+    let runs = dir.join("runs");
+    let args = [
+        "train",
+        "--config",
+        config.to_str().unwrap(),
+        "--runs",
+        runs.to_str().unwrap(),
+        "--quiet",
+    ];
+    let root = runs.join("killed");
+    // Kill the run at several moments: as soon as a file appears, and after fixed delays.
+    for delay_ms in [0u64, 150, 400, 900] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_damas"))
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        if root.exists() {
+            assert_run_intact(&root);
+        }
+    }
+    let out = damas(&args, "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_run_intact(&root);
+    for generation in ["000000", "000001", "000002", "000003"] {
+        assert!(
+            root.join("checkpoints")
+                .join(generation)
+                .join("meta.json")
+                .exists()
+        );
+    }
+    assert!(root.join("checkpoints/000003/eval.json").exists());
+    // Running again finds nothing to do.
+    let out = damas(&args, "");
+    assert!(out.status.success());
+    assert!(!stdout(&out).contains("generation 4"), "{}", stdout(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
