@@ -11,7 +11,8 @@ use damas_rules::variants::{English, International, Russian};
 use damas_rules::{Game, Geometry, Piece, Position, Rules, Variant, VariantVisitor};
 use std::collections::HashMap;
 
-/// The same position seen by the other side: turned half a turn, colours swapped.
+/// The same position seen by the other side: turned half a turn (not turned in a one-way game,
+/// where both sides' men move up), colours swapped.
 fn mirrored<V: Rules>(position: &Position<V::Geometry>) -> Position<V::Geometry> {
     let squares = V::Geometry::SQUARES;
     let mut flipped = Position::empty(!position.turn());
@@ -19,9 +20,14 @@ fn mirrored<V: Rules>(position: &Position<V::Geometry>) -> Position<V::Geometry>
         if let Some(piece) = position.piece_at(square) {
             let swapped = Piece {
                 color: !piece.color,
-                king: piece.king,
+                ..piece
             };
-            flipped.set(squares - 1 - square, Some(swapped));
+            let to = if V::ONE_WAY {
+                square
+            } else {
+                squares - 1 - square
+            };
+            flipped.set(to, Some(swapped));
         }
     }
     flipped
@@ -185,7 +191,10 @@ fn checkpoints_round_trip_and_refuse_the_wrong_variant() {
     let text = std::fs::read_to_string(&meta_path).unwrap();
     std::fs::write(
         &meta_path,
-        text.replace("\"encoding_version\": 1", "\"encoding_version\": 99"),
+        text.replace(
+            &format!("\"encoding_version\": {}", damas_nn::ENCODING_VERSION),
+            "\"encoding_version\": 99",
+        ),
     )
     .unwrap();
     let version = load_network::<Russian>(&path, &device).unwrap_err();
