@@ -202,6 +202,22 @@ fn checkpoints_round_trip_and_refuse_the_wrong_variant() {
         version.to_string().contains("encoding version 99"),
         "{version}"
     );
+    // A checkpoint of the first encoding (before parachutists and the BrainKing boards) is
+    // refused, not misread.
+    std::fs::write(
+        &meta_path,
+        text.replace(
+            &format!("\"encoding_version\": {}", damas_nn::ENCODING_VERSION),
+            "\"encoding_version\": 1",
+        ),
+    )
+    .unwrap();
+    let old = load_network::<Russian>(&path, &device).unwrap_err();
+    assert!(
+        old.to_string()
+            .contains("checkpoint uses encoding version 1, this program reads version 2"),
+        "{old}"
+    );
 
     let missing = load_network::<Russian>(&dir.join("nothing"), &device).unwrap_err();
     assert!(missing.to_string().contains("meta.json"), "{missing}");
@@ -220,9 +236,12 @@ fn the_worked_example_of_the_model_format_page() {
     for p in [5, 6, 7, 9] {
         assert_eq!(ones(p), 100, "plane {p}");
     }
-    for p in [1, 3, 8, 10, 11, 12, 13, 14] {
+    for p in [1, 3, 8, 10, 11, 12, 13, 14, 15, 16, 17] {
         assert_eq!(ones(p), 0, "plane {p}");
     }
+    // Plane 18: White's men are crowned on squares 1-5, the top row.
+    assert_eq!(ones(18), 5);
+    assert_eq!(plane(&input, 18)[1], 1.0, "square 1 is row 0, column 1");
     let white = parse_move::<International>(game.position(), "32-28").unwrap();
     assert_eq!(
         policy_index::<International>(&white, game.position().turn()),
