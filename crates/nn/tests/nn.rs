@@ -254,3 +254,49 @@ fn the_worked_example_of_the_model_format_page() {
         1577
     );
 }
+
+#[test]
+fn new_boards_pieces_and_kinds_of_move_encode() {
+    use damas_rules::variants::{Alquerque, Dameo, Hawaiian, Parachute};
+    // Parachutists have planes of their own (15 own, 16 opponent's), four each at the start.
+    let mut input = vec![0.0; BoardShape::of::<Parachute>().input_len()];
+    encode(&Game::<Parachute>::new(), &mut input);
+    let ones = |input: &[f32], area: usize, p: usize| {
+        input[p * area..(p + 1) * area]
+            .iter()
+            .filter(|&&x| x == 1.0)
+            .count()
+    };
+    assert_eq!(
+        [
+            ones(&input, 64, 0),
+            ones(&input, 64, 15),
+            ones(&input, 64, 16)
+        ],
+        [8, 4, 4]
+    );
+    // The 5x5 board: 25 playable points, no promotion squares.
+    let shape = BoardShape::of::<Alquerque>();
+    assert_eq!((shape.height, shape.width, shape.squares), (5, 5, 25));
+    let mut input = vec![0.0; shape.input_len()];
+    encode(&Game::<Alquerque>::new(), &mut input);
+    assert_eq!([ones(&input, 25, 4), ones(&input, 25, 18)], [25, 0]);
+    // A Konane removal is the only move from a square to itself: index from * 64 + from.
+    let game = Game::<Hawaiian>::new();
+    let turn = game.position().turn();
+    for mv in &game.legal_moves() {
+        assert!(mv.is_removal());
+        let index = policy_index::<Hawaiian>(mv, turn);
+        assert_eq!(index / 64, index % 64);
+    }
+    // Dameo's linear moves end on squares no step reaches: 52 distinct indices at the start.
+    let game = Game::<Dameo>::new();
+    let mut indices: Vec<usize> = game
+        .legal_moves()
+        .iter()
+        .map(|mv| policy_index::<Dameo>(mv, game.position().turn()))
+        .collect();
+    indices.sort_unstable();
+    indices.dedup();
+    assert_eq!(indices.len(), 52);
+}

@@ -679,6 +679,20 @@ variants! {
     Frysk => crate::variants::Frysk,
     /// Turkish draughts (dama).
     Turkish => crate::variants::Turkish,
+    /// Corner checkers: Czech rules, men promote only on two corner squares.
+    Corner => crate::variants::Corner,
+    /// One-way checkers: Czech rules, the men of both sides move up the board.
+    OneWay => crate::variants::OneWay,
+    /// Parachute checkers: Czech rules plus four parachutists each.
+    Parachute => crate::variants::Parachute,
+    /// Gothic checkers: all 64 squares, men move forward and sideways.
+    Gothic => crate::variants::Gothic,
+    /// Alquerque on the 5x5 board of lines.
+    Alquerque => crate::variants::Alquerque,
+    /// Hawaiian checkers (Konane): orthogonal jumps on a full board.
+    Hawaiian => crate::variants::Hawaiian,
+    /// Dameo: all 64 squares, linear moves, orthogonal captures.
+    Dameo => crate::variants::Dameo,
 }
 
 struct NameOf;
@@ -739,6 +753,8 @@ impl FromStr for Variant {
             "antiamerican" | "anti-american" | "anti-english" => "antienglish",
             "frysk!" => "frysk",
             "dama" => "turkish",
+            "one-way" => "oneway",
+            "konane" | "kōnane" => "hawaiian",
             other => other,
         };
         Variant::ALL

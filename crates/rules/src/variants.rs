@@ -12,9 +12,10 @@
 //! end.
 
 use crate::color::Color;
-use crate::geometry::{Board8, Board10, Board12, Direction, Full8};
+use crate::geometry::{Board8, Board10, Board12, Direction, Full8, Lines5};
 use crate::variant::{
-    DEFAULT_DRAW, DIAGONALS, DrawRules, EVERY_DIRECTION, EndgameRule, ORTHOGONALS, Precedence,
+    DEFAULT_DRAW, DIAGONAL_BACKWARD, DIAGONALS, DrawRules, EVERY_DIRECTION, EndgameRule,
+    FORWARD_AND_SIDEWAYS, FORWARD_THREE, ORTHOGONALS, Parachutists, Precedence, Promotion, Removal,
     RuleSet, Rules, SquareNotation, Start, Turns,
 };
 
@@ -406,3 +407,252 @@ const TURKISH_MAN: &[Direction] = &[Direction::Up, Direction::Left, Direction::R
 /// promote at the end, and so do we. It rarely matters: having arrived going forwards, a king could
 /// only go on sideways.
 const TURKISH_PROMOTE_MID_CAPTURE: bool = false;
+
+// The rest of seed 003's table (BrainKing, brainking.com/en/GameRules?tp=N), collected cell by
+// cell in shared/reference/brainking-variants.md. BrainKing's pages do not say who moves first;
+// White does unless a page says otherwise, as in the project's Czech variant. No FMJD GameType
+// exists for these games: the PDN tag names the variant.
+
+variant! {
+    /// Corner checkers (tp=30): Czech rules in full, except promotion: "A pawn can promote to a
+    /// queen only if it reaches one of two fields at the top-left board corner (from each
+    /// player's point of view)": a7 or b8 for White, g1 or h2 for Black. A man on the last row
+    /// elsewhere stays a man. The start, two triangles either side of the empty long diagonal, is
+    /// that of two public implementations (piecepackr/ppdf's corner checkers and another engine).
+    Corner on Board8 = RuleSet {
+        promotion: Promotion::Squares("a7, b8"),
+        start: Start::Diagram(
+            "-b-b-b-.
+             b-b-b-.-
+             -b-b-.-w
+             b-b-.-w-
+             -b-.-w-w
+             b-.-w-w-
+             -.-w-w-w
+             .-w-w-w-",
+        ),
+        game_type: "corner",
+        ..Czech::RULES.named(
+            "corner",
+            "Czech rules, but men promote only on the two far corner squares on their left \
+             (a7, b8 for White; h2, g1 for Black); the sides start in two triangles",
+        )
+    }
+}
+
+variant! {
+    /// One-way checkers (tp=31): "Another variant of Czech checkers ... all pawns (black and
+    /// white) move in the same direction and both players see the board oriented the same way":
+    /// men of both sides step and capture towards rank 8 and promote there. The start is not
+    /// written on BrainKing's page; this is ppdf's (White on files a-d, Black on e-h, ranks 1-6).
+    /// Another engine swaps the colours, but then White's only first move would be a forced
+    /// capture, so ppdf's is the likelier (unconfirmed; see the test naming it).
+    OneWay on Board8 = RuleSet {
+        one_way: true,
+        start: Start::Diagram(
+            "-.-.-.-.
+             .-.-.-.-
+             -w-w-b-b
+             w-w-b-b-
+             -w-w-b-b
+             w-w-b-b-
+             -w-w-b-b
+             w-w-b-b-",
+        ),
+        game_type: "oneway",
+        ..Czech::RULES.named(
+            "oneway",
+            "Czech rules, but the men of both sides move and capture up the board (towards \
+             rank 8) and promote there; White on files a-d, Black on e-h",
+        )
+    }
+}
+
+variant! {
+    /// Parachute checkers (tp=32): "Each player starts a game with eight pawns and four
+    /// parachutists located on the opponent's first row ... the only valid move of a parachutist
+    /// is to capture a piece at seventh (white parachutist) or second (black parachutist) row.
+    /// After the jump the parachutist must land directly behind the captured piece (like a king
+    /// in normal checkers) and immediately turns to a pawn." Everything else is Czech. Its capture
+    /// is compulsory like any other, and "parachutists have no capture preference" (seed 003
+    /// table): the Czech rule that a king must capture when it can does not favour them. Whether
+    /// the new man goes on capturing is not stated; it does (as a Czech man, forwards), the
+    /// reading that fits "immediately turns to a pawn" plus Czech rules (see the test naming it).
+    Parachute on Board8 = RuleSet {
+        parachutists: Some(Parachutists { captures: DIAGONAL_BACKWARD }),
+        start: Start::Diagram(
+            "-p-p-p-p
+             b-b-b-b-
+             -b-b-b-b
+             .-.-.-.-
+             -.-.-.-.
+             w-w-w-w-
+             -w-w-w-w
+             q-q-q-q-",
+        ),
+        game_type: "parachute",
+        ..Czech::RULES.named(
+            "parachute",
+            "Czech rules, 8 men and 4 parachutists each; a parachutist stands on the opponent's \
+             back row, moves only by capturing the piece in front of it and lands as a man",
+        )
+    }
+}
+
+variant! {
+    /// Gothic checkers (tp=35): "Pieces are placed on both dark and light fields ... A pawn can
+    /// move (and jump) in five directions: the standard Checkers diagonally-forward moves are
+    /// extended by horizontally-left, horizontally-right and directly forward moves. When a pawn
+    /// reaches the last row, it turns to a king that can move (and jump) one space in any
+    /// direction ... The other rules are the same as for Checkers": captures compulsory, any
+    /// sequence may be chosen, a multiple capture is completed, reaching the last row ends the
+    /// move. White on ranks 1-2, Black on ranks 7-8. BrainKing's rules, not the old German game's.
+    Gothic on Full8 = RuleSet {
+        start: Start::Rows { rows: 2, empty_back_rows: 0 },
+        man_moves: FORWARD_AND_SIDEWAYS,
+        man_captures: FORWARD_AND_SIDEWAYS,
+        king_moves: EVERY_DIRECTION,
+        king_captures: EVERY_DIRECTION,
+        flying_kings: false,
+        crowning_ends_capture: true,
+        precedence: Precedence::Free,
+        notation: SquareNotation::Algebraic,
+        ..RuleSet::new(
+            "gothic",
+            "8x8 all squares, 16 men each, men move and capture forwards, diagonally forwards \
+             and sideways, kings one square in any direction, free choice of capture, crowning \
+             ends the move",
+            "gothic",
+        )
+    }
+}
+
+variant! {
+    /// Alquerque (tp=53) on the points of the 5x5 board of lines: "Pawns can move only one space
+    /// up, diagonally forward or horizontally, they cannot move backward", along the lines.
+    /// "Jumping is mandatory"; the first jump must go in a direction the man may move in, "the
+    /// second and next jumps can be done in any direction, even backward"; any sequence may be
+    /// chosen, and it goes on while it can, as in checkers (see the test naming it). No promotion:
+    /// "if a pawn reaches the last row, it cannot make any more moves (unless it can jump)".
+    /// BrainKing gives no draw rule, yet men can step sideways for ever: threefold repetition (a
+    /// sideways step can be undone, so a repetition may span it) and 40 moves each without a
+    /// capture, the project's king-move limit applied to every move since there are no kings.
+    Alquerque on Lines5 = RuleSet {
+        start: Start::Diagram(
+            "bbbbb
+             bbbbb
+             bb.ww
+             wwwww
+             wwwww",
+        ),
+        man_moves: FORWARD_AND_SIDEWAYS,
+        man_captures: FORWARD_AND_SIDEWAYS,
+        man_later_captures: Some(EVERY_DIRECTION),
+        men_rest_on_last_row: true,
+        promotion: Promotion::Never,
+        precedence: Precedence::Free,
+        draw: DrawRules {
+            no_capture_plies: 80,
+            ..DEFAULT_DRAW
+        },
+        notation: SquareNotation::Algebraic,
+        ..RuleSet::new(
+            "alquerque",
+            "5x5 points joined by lines, 12 men each, men step forwards, diagonally forwards \
+             (where lines run) and sideways, jumps compulsory, later jumps in any direction, \
+             no promotion",
+            "alquerque",
+        )
+    }
+}
+
+variant! {
+    /// Hawaiian checkers (tp=94), that is Konane: "Each player has 32 pieces ... white pieces on
+    /// black squares and black pieces on white squares". "Black player starts ... must remove a
+    /// piece ... on the longest diagonal (A8 to H1) ... corner piece (A8 or H1) or a central one
+    /// (D5 or E4). White player follows by removing a piece which is orthogonally adjacent to the
+    /// empty square." Then every move is an orthogonal jump over an adjacent enemy piece onto the
+    /// empty square behind it; "the multiple captures are not mandatory ... a multiple jump must
+    /// be done in a horizontal or vertical line, it is not allowed to change the direction"
+    /// (each stop is a move of its own). No promotion; the side that cannot move loses, and since
+    /// every move takes a piece the game always ends: no draw rule.
+    Hawaiian on Full8 = RuleSet {
+        first_mover: Color::Black,
+        start: Start::Diagram(
+            "bwbwbwbw
+             wbwbwbwb
+             bwbwbwbw
+             wbwbwbwb
+             bwbwbwbw
+             wbwbwbwb
+             bwbwbwbw
+             wbwbwbwb",
+        ),
+        opening: &[Removal::OnSquares("a8, h1, d5, e4"), Removal::NextToEmpty(ORTHOGONALS)],
+        man_moves: &[],
+        man_captures: ORTHOGONALS,
+        capture_turns: Turns::Straight,
+        captures_may_stop: true,
+        promotion: Promotion::Never,
+        precedence: Precedence::Free,
+        draw: DrawRules {
+            repetitions: 0,
+            king_move_plies: 0,
+            endgames: &[],
+            no_capture_plies: 0,
+        },
+        notation: SquareNotation::Algebraic,
+        ..RuleSet::new(
+            "hawaiian",
+            "Konane: the full 8x8 board, two opening removals, then orthogonal jumps only; a \
+             multiple jump keeps its line and may stop after any jump; no promotion",
+            "hawaiian",
+        )
+    }
+}
+
+variant! {
+    /// Dameo (tp=123; rules by Christian Freeling, mindsports.net): all 64 squares, 18 men each
+    /// in a pyramid (PlayStrategy's FEN). Men move one square forward or diagonally forward, or
+    /// make the linear move: along an unbroken line of their own men in one of those directions
+    /// to the first empty square beyond it (kings do not count as part of a line; any man of the
+    /// line may move, the published 52 opening moves count them all). Kings move like chess
+    /// queens. Captures are orthogonal only: men jump an adjacent piece forwards, backwards or
+    /// sideways, kings fly along ranks and files; the most pieces must be taken, kings counting
+    /// as men; jumped pieces stay until the move ends; a man crossing the last row during a
+    /// capture goes on as a man. Draws as PlayStrategy: threefold repetition, 25 king moves each
+    /// without a capture, and 4 moves each in king against king.
+    Dameo on Full8 = RuleSet {
+        start: Start::Diagram(
+            "bbbbbbbb
+             .bbbbbb.
+             ..bbbb..
+             ........
+             ........
+             ..wwww..
+             .wwwwww.
+             wwwwwwww",
+        ),
+        man_moves: FORWARD_THREE,
+        men_move_along_lines: true,
+        man_captures: ORTHOGONALS,
+        king_moves: EVERY_DIRECTION,
+        king_captures: ORTHOGONALS,
+        flying_kings: true,
+        promote_mid_capture: false,
+        precedence: Precedence::Quantity,
+        draw: DrawRules {
+            king_move_plies: 50,
+            endgames: &[EndgameRule::new((1, 1), 1, 4)],
+            ..DEFAULT_DRAW
+        },
+        notation: SquareNotation::Algebraic,
+        ..RuleSet::new(
+            "dameo",
+            "8x8 all squares, 18 men each, men step forwards or diagonally forwards or along a \
+             line of their own men, queen-like kings, orthogonal captures only (flying for \
+             kings), majority capture",
+            "dameo",
+        )
+    }
+}

@@ -3,6 +3,8 @@
 mod common;
 mod rules {
     pub mod bad_input;
+    pub mod brainking;
+    pub mod brute;
     pub mod more_variants;
     pub mod pdn;
     pub mod perft;
