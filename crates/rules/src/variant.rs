@@ -693,6 +693,8 @@ variants! {
     Hawaiian => crate::variants::Hawaiian,
     /// Dameo: all 64 squares, linear moves, orthogonal captures.
     Dameo => crate::variants::Dameo,
+    /// International draughts with seed 000's site rules.
+    InternationalSite => crate::variants::InternationalSite,
 }
 
 struct NameOf;
@@ -755,6 +757,7 @@ impl FromStr for Variant {
             "dama" => "turkish",
             "one-way" => "oneway",
             "konane" | "kōnane" => "hawaiian",
+            "site" => "international-site",
             other => other,
         };
         Variant::ALL

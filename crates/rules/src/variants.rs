@@ -14,9 +14,9 @@
 use crate::color::Color;
 use crate::geometry::{Board8, Board10, Board12, Direction, Full8, Lines5};
 use crate::variant::{
-    DEFAULT_DRAW, DIAGONAL_BACKWARD, DIAGONALS, DrawRules, EVERY_DIRECTION, EndgameRule,
-    FORWARD_AND_SIDEWAYS, FORWARD_THREE, ORTHOGONALS, Parachutists, Precedence, Promotion, Removal,
-    RuleSet, Rules, SquareNotation, Start, Turns,
+    CapRule, DEFAULT_DRAW, DIAGONAL_BACKWARD, DIAGONALS, DrawRules, EVERY_DIRECTION, EndgameRule,
+    FORWARD_AND_SIDEWAYS, FORWARD_THREE, ORTHOGONALS, Parachutists, Placement, Precedence,
+    Promotion, Removal, RuleSet, Rules, SquareNotation, Start, Turns,
 };
 
 /// Declares a variant: a zero-sized type, its board and its rules.
@@ -71,11 +71,16 @@ variant! {
 }
 
 /// The endings FMJD Annex 1 draws after a number of moves (seed 002).
-const FMJD_ENDGAMES: [EndgameRule; 2] = [
+const FMJD_ENDGAMES: [EndgameRule; 3] = [
     // "Três damas, duas damas e uma pedra, ou uma dama e duas pedras contra uma dama": 16 moves.
     EndgameRule::new((3, 3), 1, 16),
     // "Duas damas, dama e pedra, ou uma dama contra uma dama": 5 moves.
     EndgameRule::new((1, 2), 1, 5),
+    // "Quando a dama solitária passa a ser a única peça na grande diagonal, da casa 46 à casa 5,
+    // restam no máximo mais cinco lances de cada lado" ("esta é a leitura que o site faz", and
+    // ours): in the 16-move endings, from the first position where the lone king is the only
+    // piece on the long diagonal, "mesmo que a dama saia da diagonal depois".
+    EndgameRule::new((3, 3), 1, 5).when(Placement::LoneKingAloneOnLongDiagonal),
 ];
 
 variant! {
@@ -159,12 +164,13 @@ variant! {
         flying_kings: true,
         // Seed 001: "Regra da quantidade" then "Regra de qualidade" (most kings).
         precedence: Precedence::QuantityThenKings,
-        // Seed 001: third repetition; 40 successive king moves without capture; three kings
-        // against one not won in 13 moves. (The seed also asks that one of the three stand on the
-        // main diagonal; that condition is not encoded.)
+        // Seed 001: third repetition; 40 successive king moves without capture; "três rainhas,
+        // uma delas na diagonal principal (8 quadrados), contra uma única rainha, e não consegue
+        // vencer em 13 movimentos": counted from the first position with one of the three on the
+        // main diagonal.
         draw: DrawRules {
             king_move_plies: 40,
-            endgames: &[EndgameRule::new((3, 3), 3, 13)],
+            endgames: &[EndgameRule::new((3, 3), 3, 13).when(Placement::StrongKingOnLongDiagonal)],
             ..DEFAULT_DRAW
         },
         // Seed 001: played on the light squares, so the diagram is mirrored.
@@ -653,6 +659,32 @@ variant! {
              line of their own men, queen-like kings, orthogonal captures only (flying for \
              kings), majority capture",
             "dameo",
+        )
+    }
+}
+
+variant! {
+    /// International draughts with the site's own rules of seed 000, on top of the FMJD rules:
+    /// "Um final de jogo com uma rainha contra outra rainha é automaticamente declarado um
+    /// empate" (one king against one king is a draw at once), and a game stopped before its end
+    /// (by a move cap, applied by the caller) goes to "o jogador com mais peças. Em caso de empate
+    /// no número de peças, a vencedora será a que tiver mais rainhas", else a draw. Seed 000's
+    /// tournament rules (25 king moves, the 16-move endings) are the FMJD ones, kept.
+    InternationalSite on Board10 = RuleSet {
+        draw: DrawRules {
+            endgames: &[
+                EndgameRule::new((1, 1), 1, 0),
+                FMJD_ENDGAMES[0],
+                FMJD_ENDGAMES[1],
+                FMJD_ENDGAMES[2],
+            ],
+            ..International::RULES.draw
+        },
+        at_move_cap: CapRule::Material,
+        ..International::RULES.named(
+            "international-site",
+            "international draughts with seed 000's site rules: king against king is a draw at \
+             once, a game stopped by the move cap goes to more pieces, then more kings",
         )
     }
 }

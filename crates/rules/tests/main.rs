@@ -11,4 +11,5 @@ mod rules {
     pub mod positions;
     pub mod properties;
     pub mod seeds;
+    pub mod site_rules;
 }

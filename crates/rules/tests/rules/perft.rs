@@ -136,6 +136,7 @@ fn positions_json_rows() -> (Vec<Row>, Vec<String>) {
 const SAME_MOVES_AS: &[(Variant, Variant)] = &[
     (Variant::Antidraughts, Variant::International),
     (Variant::AntiEnglish, Variant::English),
+    (Variant::InternationalSite, Variant::International),
 ];
 
 /// Variants with no published table at all (the BrainKing ones are checked against a second,
