@@ -435,3 +435,59 @@ fn konane_has_no_draw_rule_since_every_move_captures() {
     assert!(game.moves()[2..].iter().all(|mv| mv.is_capture()));
     assert!(game.outcome().is_some());
 }
+
+// Notation of the new kinds of move and piece.
+
+#[test]
+fn hub_positions_cannot_express_parachutists_and_say_so() {
+    let start = Position::initial::<Parachute>();
+    let error = damas_rules::try_to_hub::<Parachute>(&start).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the Hub protocol has no character for the parachutist on b8"
+    );
+    // Once the parachutists are gone the position is a Hub position again, and other new
+    // boards are too (64 squares for Konane, 25 points for Alquerque).
+    let position = parse_fen::<Parachute>("W:Wc3,Ke5:Bf6").unwrap();
+    let hub = damas_rules::try_to_hub::<Parachute>(&position).unwrap();
+    assert_eq!(damas_rules::parse_hub::<Parachute>(&hub).unwrap(), position);
+    assert_eq!(
+        damas_rules::to_hub::<Hawaiian>(&Position::initial::<Hawaiian>()).len(),
+        65
+    );
+    assert_eq!(
+        damas_rules::to_hub::<Alquerque>(&Position::initial::<Alquerque>()).len(),
+        26
+    );
+    // A Hub man where parachutists stand would be one crowned too late: refused.
+    let mut text = String::from("W");
+    text.push('w');
+    text.push_str(&"e".repeat(31));
+    assert!(damas_rules::parse_hub::<Parachute>(&text).is_err());
+}
+
+#[test]
+fn games_with_removals_and_drops_read_back_from_pdn() {
+    fn round_trip<V: Rules>(seed: u64) -> usize {
+        let mut game = Game::<V>::new();
+        game.play_random(seed, 60);
+        let text = damas_rules::write_game(&game, &[("Event", "test")]);
+        let back = damas_rules::read_games::<V>(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(back[0].game.moves(), game.moves(), "{text}");
+        text.len()
+    }
+    for seed in 0..4 {
+        round_trip::<Hawaiian>(seed);
+        round_trip::<Parachute>(seed);
+        round_trip::<Dameo>(seed);
+        round_trip::<Alquerque>(seed);
+    }
+    // Konane's opening removals are written as their squares.
+    let mut game = Game::<Hawaiian>::new();
+    for text in ["d5", "d4"] {
+        let mv = parse_move::<Hawaiian>(game.position(), text).unwrap();
+        game.play(&mv);
+    }
+    let text = damas_rules::write_game(&game, &[]);
+    assert!(text.contains("1. d5 d4 *"), "{text}");
+}
