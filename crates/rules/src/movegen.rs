@@ -10,8 +10,7 @@
 
 use crate::bitboard::Bits;
 use crate::color::Color;
-use crate::geometry::blocked_wide;
-use crate::geometry::{Direction, Geometry};
+use crate::geometry::{Direction, Geometry, blocked_wide};
 use crate::moves::{Move, MoveList};
 use crate::position::{Kind, Position};
 use crate::variant::{
