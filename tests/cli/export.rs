@@ -43,7 +43,7 @@ fn export_writes_safetensors_that_an_independent_reader_opens() {
     let (_, header) = safetensors::SafeTensors::read_metadata(&bytes).expect("a safetensors file");
     let metadata = header.metadata().as_ref().expect("metadata");
     assert_eq!(metadata["damas.variant"], "english");
-    assert_eq!(metadata["damas.encoding_version"], "1");
+    assert_eq!(metadata["damas.encoding_version"], "2");
     assert_eq!(metadata["damas.board"], "8x8");
     assert!(
         metadata["damas.policy"].contains("[batch, 1024]"),

@@ -151,7 +151,7 @@ fn bad_input_is_an_error_not_a_crash() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("promotion row at 3"),
+        stderr(&out).contains("where it would have been crowned: 3"),
         "{}",
         stderr(&out)
     );

@@ -107,7 +107,7 @@ impl PlayerSpec {
                 Box::new(|seed| Box::new(RandomPlayer::new(seed)) as Box<dyn Player<V>>)
             }
             PlayerSpec::Hub(command) => Box::new(move |_| {
-                Box::new(HubPlayer::new(&command, V::NAME, engine_time)) as Box<dyn Player<V>>
+                Box::new(HubPlayer::new(&command, V::HUB_NAME, engine_time)) as Box<dyn Player<V>>
             }),
             PlayerSpec::Dxp(address) => {
                 if V::Geometry::SQUARES != 50 {

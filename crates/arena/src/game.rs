@@ -2,7 +2,7 @@
 //! score adjudication.
 
 use crate::player::Player;
-use damas_rules::{Color, DrawReason, Game, Outcome, Rules, WinReason};
+use damas_rules::{Color, Game, Outcome, Rules, WinReason};
 
 /// When to stop a game early.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -71,9 +71,10 @@ fn play_to_end<V: Rules>(
             };
         }
         if game.ply() >= rules.max_plies {
-            let outcome = Outcome::Draw(DrawReason::Adjudication);
+            // The variant's own rule for a game stopped by a cap (material, or a draw).
+            let outcome = game.outcome_at_cap();
             return PlayedGame {
-                reason: format!("draw: adjudicated after {} plies", rules.max_plies),
+                reason: format!("{outcome} (adjudicated after {} plies)", rules.max_plies),
                 game,
                 outcome,
             };

@@ -1,11 +1,11 @@
 //! Text diagrams of a position for the terminal.
 
 use damas_rules::notation::square_number;
-use damas_rules::{Color, Geometry, Piece, Position, Rules, SquareNotation};
+use damas_rules::{Geometry, Piece, Position, Rules, SquareNotation};
 use std::fmt::Write;
 
-/// The board as text, White at the bottom: `w`/`b` men, `W`/`B` kings, `.` empty playable squares,
-/// with square numbers (or ranks and files) beside it.
+/// The board as text, White at the bottom: `w`/`b` men, `W`/`B` kings, `p`/`q` parachutists, `.`
+/// empty playable squares, with square numbers (or ranks and files) beside it.
 pub fn draw<V: Rules>(position: &Position<V::Geometry>) -> String {
     let width = V::Geometry::WIDTH;
     let mut text = String::new();
@@ -23,29 +23,7 @@ pub fn draw<V: Rules>(position: &Position<V::Geometry>) -> String {
                 None => ' ',
                 Some(square) => {
                     numbers.push(square_number::<V>(square));
-                    match position.piece_at(square) {
-                        None => '.',
-                        Some(Piece {
-                            color: Color::White,
-                            king,
-                        }) => {
-                            if king {
-                                'W'
-                            } else {
-                                'w'
-                            }
-                        }
-                        Some(Piece {
-                            color: Color::Black,
-                            king,
-                        }) => {
-                            if king {
-                                'B'
-                            } else {
-                                'b'
-                            }
-                        }
-                    }
+                    position.piece::<V>(square).map_or('.', Piece::letter)
                 }
             };
             let _ = write!(text, " {cell}");

@@ -329,7 +329,9 @@ impl<V: Rules> Searcher<V> {
                 let won = MATE - ply as i32;
                 return if V::LOSING { won } else { -won };
             }
-        } else if ply >= MAX_PLY - 1 {
+        } else if ply >= MAX_PLY - 1 || (depth <= 0 && const { V::MAN_MOVES.is_empty() }) {
+            // Where men have no other move (Konane), a capture is the ordinary move, not a forced
+            // interruption to look past: the horizon applies to it.
             return evaluate::<V>(position, &self.config.weights, &self.tables);
         }
         let pv_node = beta - alpha > 1;

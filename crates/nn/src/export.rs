@@ -19,7 +19,7 @@ pub fn export_metadata(meta: &CheckpointMeta) -> BTreeMap<String, String> {
         (
             "damas.input",
             format!(
-                "[batch, {INPUT_PLANES}, {}, {}] float32, planes: own men, own kings, opponent men, opponent kings, playable squares, 8 rule flags, king-move plies ratio, repetitions ratio; side to move's view (docs/model-format.md)",
+                "[batch, {INPUT_PLANES}, {}, {}] float32, planes: own men, own kings, opponent men, opponent kings, playable squares, 8 rule flags, king-move plies ratio, repetitions ratio, own parachutists, opponent parachutists, no-capture plies ratio, own crowning squares; side to move's view (docs/model-format.md)",
                 board.height, board.width
             ),
         ),

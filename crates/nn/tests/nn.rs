@@ -11,7 +11,8 @@ use damas_rules::variants::{English, International, Russian};
 use damas_rules::{Game, Geometry, Piece, Position, Rules, Variant, VariantVisitor};
 use std::collections::HashMap;
 
-/// The same position seen by the other side: turned half a turn, colours swapped.
+/// The same position seen by the other side: turned half a turn (not turned in a one-way game,
+/// where both sides' men move up), colours swapped.
 fn mirrored<V: Rules>(position: &Position<V::Geometry>) -> Position<V::Geometry> {
     let squares = V::Geometry::SQUARES;
     let mut flipped = Position::empty(!position.turn());
@@ -19,9 +20,14 @@ fn mirrored<V: Rules>(position: &Position<V::Geometry>) -> Position<V::Geometry>
         if let Some(piece) = position.piece_at(square) {
             let swapped = Piece {
                 color: !piece.color,
-                king: piece.king,
+                ..piece
             };
-            flipped.set(squares - 1 - square, Some(swapped));
+            let to = if V::ONE_WAY {
+                square
+            } else {
+                squares - 1 - square
+            };
+            flipped.set(to, Some(swapped));
         }
     }
     flipped
@@ -185,13 +191,32 @@ fn checkpoints_round_trip_and_refuse_the_wrong_variant() {
     let text = std::fs::read_to_string(&meta_path).unwrap();
     std::fs::write(
         &meta_path,
-        text.replace("\"encoding_version\": 1", "\"encoding_version\": 99"),
+        text.replace(
+            &format!("\"encoding_version\": {}", damas_nn::ENCODING_VERSION),
+            "\"encoding_version\": 99",
+        ),
     )
     .unwrap();
     let version = load_network::<Russian>(&path, &device).unwrap_err();
     assert!(
         version.to_string().contains("encoding version 99"),
         "{version}"
+    );
+    // A checkpoint of the first encoding (before parachutists and the BrainKing boards) is
+    // refused, not misread.
+    std::fs::write(
+        &meta_path,
+        text.replace(
+            &format!("\"encoding_version\": {}", damas_nn::ENCODING_VERSION),
+            "\"encoding_version\": 1",
+        ),
+    )
+    .unwrap();
+    let old = load_network::<Russian>(&path, &device).unwrap_err();
+    assert!(
+        old.to_string()
+            .contains("checkpoint uses encoding version 1, this program reads version 2"),
+        "{old}"
     );
 
     let missing = load_network::<Russian>(&dir.join("nothing"), &device).unwrap_err();
@@ -211,9 +236,12 @@ fn the_worked_example_of_the_model_format_page() {
     for p in [5, 6, 7, 9] {
         assert_eq!(ones(p), 100, "plane {p}");
     }
-    for p in [1, 3, 8, 10, 11, 12, 13, 14] {
+    for p in [1, 3, 8, 10, 11, 12, 13, 14, 15, 16, 17] {
         assert_eq!(ones(p), 0, "plane {p}");
     }
+    // Plane 18: White's men are crowned on squares 1-5, the top row.
+    assert_eq!(ones(18), 5);
+    assert_eq!(plane(&input, 18)[1], 1.0, "square 1 is row 0, column 1");
     let white = parse_move::<International>(game.position(), "32-28").unwrap();
     assert_eq!(
         policy_index::<International>(&white, game.position().turn()),
@@ -225,4 +253,50 @@ fn the_worked_example_of_the_model_format_page() {
         policy_index::<International>(&black, game.position().turn()),
         1577
     );
+}
+
+#[test]
+fn new_boards_pieces_and_kinds_of_move_encode() {
+    use damas_rules::variants::{Alquerque, Dameo, Hawaiian, Parachute};
+    // Parachutists have planes of their own (15 own, 16 opponent's), four each at the start.
+    let mut input = vec![0.0; BoardShape::of::<Parachute>().input_len()];
+    encode(&Game::<Parachute>::new(), &mut input);
+    let ones = |input: &[f32], area: usize, p: usize| {
+        input[p * area..(p + 1) * area]
+            .iter()
+            .filter(|&&x| x == 1.0)
+            .count()
+    };
+    assert_eq!(
+        [
+            ones(&input, 64, 0),
+            ones(&input, 64, 15),
+            ones(&input, 64, 16)
+        ],
+        [8, 4, 4]
+    );
+    // The 5x5 board: 25 playable points, no promotion squares.
+    let shape = BoardShape::of::<Alquerque>();
+    assert_eq!((shape.height, shape.width, shape.squares), (5, 5, 25));
+    let mut input = vec![0.0; shape.input_len()];
+    encode(&Game::<Alquerque>::new(), &mut input);
+    assert_eq!([ones(&input, 25, 4), ones(&input, 25, 18)], [25, 0]);
+    // A Konane removal is the only move from a square to itself: index from * 64 + from.
+    let game = Game::<Hawaiian>::new();
+    let turn = game.position().turn();
+    for mv in &game.legal_moves() {
+        assert!(mv.is_removal());
+        let index = policy_index::<Hawaiian>(mv, turn);
+        assert_eq!(index / 64, index % 64);
+    }
+    // Dameo's linear moves end on squares no step reaches: 52 distinct indices at the start.
+    let game = Game::<Dameo>::new();
+    let mut indices: Vec<usize> = game
+        .legal_moves()
+        .iter()
+        .map(|mv| policy_index::<Dameo>(mv, game.position().turn()))
+        .collect();
+    indices.sort_unstable();
+    indices.dedup();
+    assert_eq!(indices.len(), 52);
 }

@@ -116,7 +116,10 @@ fn the_file_carries_the_contract_and_a_dynamic_batch_axis() {
     std::fs::write(&path, &bytes).unwrap();
     let info = ModelInfo::read(&path).unwrap();
     assert_eq!(info.variant, "international");
-    assert_eq!(info.metadata["encoding_version"], "1");
+    assert_eq!(
+        info.metadata["encoding_version"],
+        damas_nn::ENCODING_VERSION.to_string()
+    );
     assert_eq!(info.metadata["board"], "10x10");
     assert_eq!(info.metadata["playable_squares"], "50");
     assert!(info.metadata["policy"].contains("[batch, 2500]"));
@@ -132,7 +135,7 @@ fn the_file_carries_the_contract_and_a_dynamic_batch_axis() {
     let dims = &graph.input[0].type_.tensor_type().shape.dim;
     assert_eq!(dims[0].dim_param(), "batch");
     let fixed: Vec<i64> = dims[1..].iter().map(|d| d.dim_value()).collect();
-    assert_eq!(fixed, [15, 10, 10]);
+    assert_eq!(fixed, [19, 10, 10]);
 }
 
 /// The move and visit counts of a fixed-size search from each position.
@@ -221,9 +224,9 @@ fn files_that_are_not_our_models_are_refused_with_the_reason() {
         "{wrong_variant}"
     );
 
-    let future = edit_metadata(&path, "damas.encoding_version", Some("2"));
+    let future = edit_metadata(&path, "damas.encoding_version", Some("99"));
     let error = message(OnnxModel::open::<Russian>(&future));
-    assert!(error.contains("encoding version 2"), "{error}");
+    assert!(error.contains("encoding version 99"), "{error}");
 
     let anonymous = edit_metadata(&path, "damas.variant", None);
     let error = message(OnnxModel::open::<Russian>(&anonymous));

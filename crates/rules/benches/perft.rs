@@ -49,6 +49,9 @@ const POSITIONS: &[(Variant, &str, Option<&str>, u32)] = &[
     (Variant::Frisian, "start", None, 7),
     (Variant::Frysk, "start", None, 7),
     (Variant::Turkish, "start", None, 6),
+    // The all-squares board with diagonal steps and Dameo's linear moves, and Gothic's men.
+    (Variant::Dameo, "start", None, 4),
+    (Variant::Gothic, "start", None, 5),
 ];
 
 struct Count<'a>(Option<&'a str>, u32);

@@ -40,6 +40,9 @@ pub trait Bits:
     fn count(self) -> u32;
     /// Smallest member; meaningless on the empty set.
     fn lowest(self) -> u32;
+    /// The members of a 128-bit set below [`Bits::WIDTH`] (sets built at compile time are `u128`
+    /// whatever the board; converting a constant folds away).
+    fn from_wide(wide: u128) -> Self;
     /// Whether the set has no members.
     #[inline]
     fn is_empty(self) -> bool {
@@ -82,6 +85,10 @@ macro_rules! impl_bits {
             #[inline]
             fn lowest(self) -> u32 {
                 self.trailing_zeros()
+            }
+            #[inline]
+            fn from_wide(wide: u128) -> Self {
+                wide as $t
             }
         }
     };

@@ -1,11 +1,12 @@
-//! Positions as text: PDN FEN (`W:W31-50:B1-20`, `K` marks a king) and the Hub protocol's one
-//! character per square (`Wbbb...eee...www`).
+//! Positions as text: PDN FEN (`W:W31-50:B1-20`, `K` marks a king, `P` a parachutist) and the
+//! Hub protocol's one character per square (`Wbbb...eee...www`), which has no character for a
+//! parachutist.
 
 use crate::bitboard::Bits;
 use crate::color::Color;
 use crate::geometry::Geometry;
 use crate::notation::{parse_square, square_from_number, square_name, square_number};
-use crate::position::{Piece, Position};
+use crate::position::{Kind, Piece, Position};
 use crate::variant::{Rules, SquareNotation};
 
 /// Why a FEN or Hub position was not accepted.
@@ -33,9 +34,13 @@ pub enum ParseFenError {
     /// A square is listed twice.
     #[error("square {0} is listed twice")]
     Overlap(String),
-    /// A man stands on the row where it would have been crowned.
-    #[error("a {0} man stands on its promotion row at {1}")]
+    /// A man stands on a square where it would have been crowned.
+    #[error("a {0} man stands on a square where it would have been crowned: {1}")]
     ManOnPromotionRow(Color, String),
+    /// A parachutist in a variant without them, or off the squares parachutists stand on (a
+    /// variant's parachutists stand where its men would be crowned: a man there is written `P`).
+    #[error("a {0} parachutist cannot stand on {1} in this variant")]
+    Parachutist(Color, String),
     /// More pieces than a side starts with.
     #[error("{color} has {count} pieces, more than the {max} a side can start with")]
     TooManyPieces {
@@ -76,7 +81,7 @@ pub fn parse_fen<V: Rules>(text: &str) -> Result<Position<V::Geometry>, ParseFen
         "B" | "b" => Color::Black,
         other => return Err(ParseFenError::Turn(other.to_string())),
     };
-    let mut position = Position::empty(turn);
+    let mut position = Position::<V::Geometry>::empty(turn);
     let mut seen = <V::Geometry as Geometry>::Bits::EMPTY;
     for field in fields {
         let field = field.trim();
@@ -93,13 +98,28 @@ pub fn parse_fen<V: Rules>(text: &str) -> Result<Position<V::Geometry>, ParseFen
             .map(str::trim)
             .filter(|e| !e.is_empty())
         {
-            for (square, king) in parse_entry::<V>(entry, color)? {
+            for (square, kind) in parse_entry::<V>(entry, color)? {
                 let bit = <V::Geometry as Geometry>::Bits::single(V::Geometry::bit(square));
                 if !(seen & bit).is_empty() {
                     return Err(ParseFenError::Overlap(square_name::<V>(square)));
                 }
                 seen |= bit;
-                position.set(square, Some(Piece { color, king }));
+                // A parachutist is written `P`, a man where parachutists stand is not one.
+                let parachute_square = !V::PARACHUTIST_CAPTURES.is_empty()
+                    && !(crate::movegen::promotion_squares::<V>(color) & bit).is_empty();
+                match kind {
+                    Kind::Parachutist if !parachute_square => {
+                        return Err(ParseFenError::Parachutist(color, square_name::<V>(square)));
+                    }
+                    Kind::Man if parachute_square => {
+                        return Err(ParseFenError::ManOnPromotionRow(
+                            color,
+                            square_name::<V>(square),
+                        ));
+                    }
+                    _ => {}
+                }
+                position.set(square, Some(Piece::new(color, kind)));
             }
         }
     }
@@ -108,15 +128,18 @@ pub fn parse_fen<V: Rules>(text: &str) -> Result<Position<V::Geometry>, ParseFen
 }
 
 /// One piece list entry: `K`-prefixed or not, a square or a range of numbers.
-fn parse_entry<V: Rules>(entry: &str, color: Color) -> Result<Vec<(u32, bool)>, ParseFenError> {
+fn parse_entry<V: Rules>(entry: &str, color: Color) -> Result<Vec<(u32, Kind)>, ParseFenError> {
     let bad = |reason: String| ParseFenError::Entry {
         entry: entry.to_string(),
         color,
         reason,
     };
-    let (king, body) = match entry.strip_prefix(['K', 'k']) {
-        Some(rest) => (true, rest),
-        None => (false, entry),
+    let (kind, body) = if let Some(rest) = entry.strip_prefix(['K', 'k']) {
+        (Kind::King, rest)
+    } else if let Some(rest) = entry.strip_prefix(['P', 'p']) {
+        (Kind::Parachutist, rest)
+    } else {
+        (Kind::Man, entry)
     };
     if let Some((first, last)) = body.split_once('-') {
         let number = |s: &str| {
@@ -132,27 +155,30 @@ fn parse_entry<V: Rules>(entry: &str, color: Color) -> Result<Vec<(u32, bool)>, 
         return (first..=last)
             .map(|n| {
                 square_from_number::<V>(n)
-                    .map(|square| (square, king))
+                    .map(|square| (square, kind))
                     .ok_or_else(|| bad(format!("square {n} is not on this board")))
             })
             .collect();
     }
     let square = parse_square::<V>(body).map_err(|e| bad(e.to_string()))?;
-    Ok(vec![(square, king)])
+    Ok(vec![(square, kind)])
 }
 
-/// Rejects positions no game can reach: men on their promotion row, more pieces than a side can
-/// start with on this board (every row but the two middle ones filled: 12 on 8x8, 20 on 10x10,
-/// which also admits the 12-man Thai set-up the published Thai perft uses).
+/// Rejects positions no game can reach: men on their promotion squares (unless the variant's
+/// parachutists stand there, see [`Kind::Parachutist`]), more pieces than a side can start with
+/// on this board (every row but the two middle ones filled: 12 on 8x8, 20 on 10x10, which also
+/// admits the 12-man Thai set-up the published Thai perft uses; or the variant's own start, if it
+/// has more).
 pub fn validate<V: Rules>(position: &Position<V::Geometry>) -> Result<(), ParseFenError> {
-    let max = (V::Geometry::HEIGHT / 2 - 1) * V::Geometry::PER_ROW;
+    let max =
+        ((V::Geometry::HEIGHT / 2).saturating_sub(1) * V::Geometry::PER_ROW).max(V::START_PIECES);
     for color in Color::ALL {
         let count = position.pieces(color).count();
         if count > max {
             return Err(ParseFenError::TooManyPieces { color, count, max });
         }
-        let promotion = crate::movegen::promotion_row::<V::Geometry>(color);
-        if let Some(bit) = (position.men(color) & promotion).iter().next() {
+        let promotion = crate::movegen::promotion_squares::<V>(color);
+        if let Some(bit) = (position.plain_men::<V>(color) & promotion).iter().next() {
             return Err(ParseFenError::ManOnPromotionRow(
                 color,
                 square_name::<V>(V::Geometry::square(bit)),
@@ -190,12 +216,12 @@ pub fn to_fen<V: Rules>(position: &Position<V::Geometry>) -> String {
         let names: Vec<String> = squares
             .into_iter()
             .map(|(_, square)| {
-                let king = if position.all_kings().has(V::Geometry::bit(square)) {
-                    "K"
-                } else {
-                    ""
+                let mark = match position.piece::<V>(square).map(|piece| piece.kind) {
+                    Some(Kind::King) => "K",
+                    Some(Kind::Parachutist) => "P",
+                    _ => "",
                 };
-                format!("{king}{}", square_name::<V>(square))
+                format!("{mark}{}", square_name::<V>(square))
             })
             .collect();
         text.push_str(&names.join(","));
@@ -218,63 +244,68 @@ pub fn parse_hub<V: Rules>(text: &str) -> Result<Position<V::Geometry>, ParseFen
             found: body.len(),
         });
     }
-    let mut position = Position::empty(turn);
+    let mut position = Position::<V::Geometry>::empty(turn);
     for (i, &c) in body.iter().enumerate() {
         let number = i as u32 + 1;
         let piece = match c {
             'e' | 'E' | '.' => None,
-            'w' => Some(Piece {
-                color: Color::White,
-                king: false,
-            }),
-            'b' => Some(Piece {
-                color: Color::Black,
-                king: false,
-            }),
-            'W' => Some(Piece {
-                color: Color::White,
-                king: true,
-            }),
-            'B' => Some(Piece {
-                color: Color::Black,
-                king: true,
-            }),
+            'w' => Some(Piece::new(Color::White, Kind::Man)),
+            'b' => Some(Piece::new(Color::Black, Kind::Man)),
+            'W' => Some(Piece::new(Color::White, Kind::King)),
+            'B' => Some(Piece::new(Color::Black, Kind::King)),
             other => return Err(ParseFenError::HubChar(other, number)),
         };
         let square = square_from_number::<V>(number).expect("number within the board");
         position.set(square, piece);
     }
+    // The Hub has no parachutists: a man where they would stand is one crowned too late.
+    for color in Color::ALL {
+        let promotion = crate::movegen::promotion_squares::<V>(color);
+        if let Some(bit) = (position.men(color) & promotion).iter().next() {
+            return Err(ParseFenError::ManOnPromotionRow(
+                color,
+                square_name::<V>(V::Geometry::square(bit)),
+            ));
+        }
+    }
     validate::<V>(&position)?;
     Ok(position)
 }
 
-/// Writes a Hub position.
-pub fn to_hub<V: Rules>(position: &Position<V::Geometry>) -> String {
+/// A position the Hub protocol cannot express: its alphabet (`w b W B e`) has no parachutist.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the Hub protocol has no character for the parachutist on {square}")]
+pub struct HubUnsupported {
+    /// The parachutist's square, in the variant's notation.
+    pub square: String,
+}
+
+/// Writes a Hub position, or says why the Hub cannot express it.
+pub fn try_to_hub<V: Rules>(position: &Position<V::Geometry>) -> Result<String, HubUnsupported> {
     let mut text = String::new();
     text.push(position.turn().letter());
     for number in 1..=V::Geometry::SQUARES {
         let square = square_from_number::<V>(number).expect("number within the board");
-        text.push(match position.piece_at(square) {
+        text.push(match position.piece::<V>(square) {
             None => 'e',
-            Some(Piece {
-                color: Color::White,
-                king: false,
-            }) => 'w',
-            Some(Piece {
-                color: Color::Black,
-                king: false,
-            }) => 'b',
-            Some(Piece {
-                color: Color::White,
-                king: true,
-            }) => 'W',
-            Some(Piece {
-                color: Color::Black,
-                king: true,
-            }) => 'B',
+            Some(piece) if piece.kind == Kind::Parachutist => {
+                return Err(HubUnsupported {
+                    square: square_name::<V>(square),
+                });
+            }
+            Some(piece) => piece.letter(),
         });
     }
-    text
+    Ok(text)
+}
+
+/// Writes a Hub position.
+///
+/// # Panics
+/// If the position holds a parachutist, which the Hub cannot express: callers that may meet one
+/// use [`try_to_hub`].
+pub fn to_hub<V: Rules>(position: &Position<V::Geometry>) -> String {
+    try_to_hub::<V>(position).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Positions from text with one FEN per line; blank lines and lines starting with `#` are

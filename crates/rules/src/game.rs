@@ -7,7 +7,7 @@ use crate::geometry::Geometry;
 use crate::movegen;
 use crate::moves::{Move, MoveList};
 use crate::position::Position;
-use crate::variant::Rules;
+use crate::variant::{CapRule, EndgameRule, Placement, Rules};
 use std::fmt;
 
 /// Why a game was drawn.
@@ -17,6 +17,8 @@ pub enum DrawReason {
     Repetition(u32),
     /// This many plies of king moves in a row, without a capture or a man move.
     KingMoves(u32),
+    /// This many plies in a row without a capture.
+    NoCapture(u32),
     /// An ending drawn by a move limit (this many moves each).
     Endgame(u32),
     /// Declared drawn from outside the rules (a game-length cap, an arbiter, agreed scores).
@@ -106,6 +108,9 @@ impl fmt::Display for Outcome {
             Outcome::Draw(DrawReason::KingMoves(n)) => {
                 write!(f, "draw: {n} plies of king moves without capture")
             }
+            Outcome::Draw(DrawReason::NoCapture(n)) => {
+                write!(f, "draw: {n} plies without a capture")
+            }
             Outcome::Draw(DrawReason::Endgame(n)) => {
                 write!(f, "draw: ending not won within {n} moves")
             }
@@ -135,7 +140,9 @@ pub struct Game<V: Rules> {
     /// Hashes of the positions since the last irreversible move, the current one last.
     reversible: Vec<u64>,
     king_plies: u32,
-    endgame_deadline: Option<u32>,
+    no_capture_plies: u32,
+    /// The ply at which a drawn ending's count runs out, and its moves each.
+    endgame_deadline: Option<(u32, u32)>,
     /// Per side, the king moved last without capturing (its bit) and how many times in a row.
     king_streak: ByColor<Option<(u32, u32)>>,
     moves: Vec<Move<V::Geometry>>,
@@ -162,6 +169,7 @@ impl<V: Rules> Game<V> {
             hash,
             reversible: vec![hash],
             king_plies: 0,
+            no_capture_plies: 0,
             endgame_deadline: None,
             king_streak: ByColor::default(),
             moves: Vec::new(),
@@ -200,8 +208,14 @@ impl<V: Rules> Game<V> {
         self.king_plies
     }
 
-    /// Hashes of the positions since the last irreversible move (a capture or a man move), the
-    /// current one last: what a search needs to see repetitions.
+    /// Consecutive plies without a capture.
+    pub fn plies_without_capture(&self) -> u32 {
+        self.no_capture_plies
+    }
+
+    /// Hashes of the positions since the last irreversible move (a capture, a removal, a
+    /// promotion or a man's move that cannot be undone), the current one last: what a search
+    /// needs to see repetitions.
     pub fn reversible_hashes(&self) -> &[u64] {
         &self.reversible
     }
@@ -257,7 +271,7 @@ impl<V: Rules> Game<V> {
     pub fn play(&mut self, mv: &Move<V::Geometry>) {
         let us = self.position.turn();
         let them = !us;
-        let was_king = self.position.all_kings().has(mv.from_bit());
+        let was_king = self.position.king_at_bit(mv.from_bit());
         let hash = self.hash ^ self.position.hash_change(mv);
         if V::MAX_SAME_KING_MOVES > 0 {
             let streak = match *self.king_streak.get(us) {
@@ -276,44 +290,107 @@ impl<V: Rules> Game<V> {
         self.position.play(mv);
         self.hash = hash;
         self.moves.push(*mv);
-        let irreversible = mv.is_capture() || !was_king;
-        if irreversible {
+        let king_move = was_king && !mv.is_capture();
+        // A man's sideways step can be stepped back: a repetition may span it.
+        let sideways = V::MEN_MOVE_ALONG_ROWS
+            && !was_king
+            && !mv.is_capture()
+            && !mv.is_removal()
+            && !mv.promotes()
+            && V::Geometry::row(mv.from()) == V::Geometry::row(mv.to());
+        if !(king_move || sideways) {
             self.reversible.clear();
         }
         self.reversible.push(hash);
-        self.king_plies = if irreversible { 0 } else { self.king_plies + 1 };
+        self.king_plies = if king_move { self.king_plies + 1 } else { 0 };
+        self.no_capture_plies = if mv.is_capture() {
+            0
+        } else {
+            self.no_capture_plies + 1
+        };
         self.update_endgame();
     }
 
-    /// Starts, keeps or stops the endgame move limit after a change of material. A limit already
-    /// running is never extended: when a capture turns one limited ending into another, the
-    /// earlier deadline stands (FMJD Annex 1, seed 002).
+    /// Starts, keeps or stops the endgame move limit after a move. A count starts when the
+    /// material and the placement of one of the variant's endings first stand; it runs while the
+    /// material still makes one of them, and a count already running is never extended: when a
+    /// capture turns one limited ending into another, the earlier deadline stands (FMJD Annex 1,
+    /// seed 002).
     fn update_endgame(&mut self) {
-        let limit = V::DRAW
-            .endgames
+        let endgames = V::DRAW.endgames;
+        if !endgames.iter().any(|rule| self.strong_side(rule).is_some()) {
+            self.endgame_deadline = None;
+            return;
+        }
+        let starting = endgames
             .iter()
             .filter(|rule| {
-                Color::ALL
-                    .into_iter()
-                    .any(|strong| self.matches(rule, strong))
+                self.strong_side(rule)
+                    .is_some_and(|strong| self.placed(rule, strong))
             })
-            .map(|rule| self.ply() + 2 * rule.moves)
+            .map(|rule| (self.ply() + 2 * rule.moves, rule.moves))
             .min();
-        self.endgame_deadline = match (self.endgame_deadline, limit) {
-            (_, None) => None,
-            (None, Some(limit)) => Some(limit),
-            (Some(running), Some(limit)) => Some(running.min(limit)),
+        self.endgame_deadline = match (self.endgame_deadline, starting) {
+            (Some(running), Some(new)) => Some(running.min(new)),
+            (running, new) => running.or(new),
         };
     }
 
-    fn matches(&self, rule: &crate::variant::EndgameRule, strong: Color) -> bool {
-        let weak = !strong;
+    /// The stronger side, if the material is `rule`'s ending (a lone king against it).
+    fn strong_side(&self, rule: &EndgameRule) -> Option<Color> {
         let p = &self.position;
-        let pieces = p.pieces(strong).count();
-        p.pieces(weak).count() == 1
-            && p.kings(weak).count() == 1
-            && (rule.strong_pieces.0..=rule.strong_pieces.1).contains(&pieces)
-            && p.kings(strong).count() >= rule.strong_min_kings
+        Color::ALL.into_iter().find(|&strong| {
+            let weak = !strong;
+            let pieces = p.pieces(strong).count();
+            p.pieces(weak).count() == 1
+                && p.kings(weak).count() == 1
+                && (rule.strong_pieces.0..=rule.strong_pieces.1).contains(&pieces)
+                && p.kings(strong).count() >= rule.strong_min_kings
+        })
+    }
+
+    /// Whether the pieces stand as `rule` asks for its count to start.
+    fn placed(&self, rule: &EndgameRule, strong: Color) -> bool {
+        let p = &self.position;
+        let diagonal = V::Geometry::LONG_DIAGONAL;
+        match rule.when {
+            Placement::Anywhere => true,
+            Placement::LoneKingAloneOnLongDiagonal => {
+                let lone = p.kings(!strong);
+                (p.occupied() & diagonal) == lone && !(lone & diagonal).is_empty()
+            }
+            Placement::StrongKingOnLongDiagonal => !(p.kings(strong) & diagonal).is_empty(),
+        }
+    }
+
+    /// What the game is worth if it is stopped now by a move cap (which the caller applies):
+    /// its outcome if it has ended, else what the variant's [`CapRule`] says (seed 000: "Ganha o
+    /// jogador com mais peças. Em caso de empate no número de peças, a vencedora será a que tiver
+    /// mais rainhas", else a draw).
+    pub fn outcome_at_cap(&self) -> Outcome {
+        if let Some(outcome) = self.outcome() {
+            return outcome;
+        }
+        let drawn = Outcome::Draw(DrawReason::Adjudication);
+        match V::AT_MOVE_CAP {
+            CapRule::Draw => drawn,
+            CapRule::Material => {
+                let p = &self.position;
+                let score = |c: Color| (p.pieces(c).count(), p.kings(c).count());
+                let (white, black) = (score(Color::White), score(Color::Black));
+                match white.cmp(&black) {
+                    std::cmp::Ordering::Equal => drawn,
+                    order => Outcome::Win {
+                        winner: if order.is_gt() {
+                            Color::White
+                        } else {
+                            Color::Black
+                        },
+                        reason: WinReason::Adjudication,
+                    },
+                }
+            }
+        }
     }
 
     /// How the game has ended, if it has. A side without a legal move loses (wins in losing
@@ -346,18 +423,12 @@ impl<V: Rules> Game<V> {
         if draw.king_move_plies > 0 && self.king_plies >= draw.king_move_plies {
             return Some(Outcome::Draw(DrawReason::KingMoves(self.king_plies)));
         }
-        if let Some(deadline) = self.endgame_deadline
+        if draw.no_capture_plies > 0 && self.no_capture_plies >= draw.no_capture_plies {
+            return Some(Outcome::Draw(DrawReason::NoCapture(self.no_capture_plies)));
+        }
+        if let Some((deadline, moves)) = self.endgame_deadline
             && self.ply() >= deadline
         {
-            let moves = V::DRAW
-                .endgames
-                .iter()
-                .find(|rule| {
-                    Color::ALL
-                        .into_iter()
-                        .any(|strong| self.matches(rule, strong))
-                })
-                .map_or(0, |rule| rule.moves);
             return Some(Outcome::Draw(DrawReason::Endgame(moves)));
         }
         None

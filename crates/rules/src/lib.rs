@@ -26,13 +26,19 @@ mod zobrist;
 
 pub use bitboard::Bits;
 pub use color::{ByColor, Color};
-pub use fen::{FenLineError, ParseFenError, parse_fen, parse_fen_lines, parse_hub, to_fen, to_hub};
+pub use fen::{
+    FenLineError, HubUnsupported, ParseFenError, parse_fen, parse_fen_lines, parse_hub, to_fen,
+    to_hub, try_to_hub,
+};
 pub use game::{DrawReason, Game, Outcome, WinReason};
-pub use geometry::{Board8, Board10, Board12, Direction, Geometry, Orthogonal8};
+pub use geometry::{Board8, Board10, Board12, Direction, Full8, Geometry, Lines5};
 pub use movegen::legal_moves;
 pub use moves::{MAX_MOVES, Move, MoveList};
 pub use notation::{ParseMoveError, ParseSquareError, parse_move};
 pub use pdn::{ParsePdnError, PdnGame, read_games, write_game, write_game_with_outcome};
 pub use perft::{Duplicates, divide, perft};
-pub use position::{Piece, Position};
-pub use variant::{Precedence, Rules, SquareNotation, UnknownVariant, Variant, VariantVisitor};
+pub use position::{Kind, Piece, Position};
+pub use variant::{
+    DrawRules, EndgameRule, Precedence, RuleSet, Rules, SquareNotation, Start, UnknownVariant,
+    Variant, VariantVisitor,
+};

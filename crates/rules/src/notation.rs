@@ -1,5 +1,6 @@
 //! Square and move notation: PDN numbers or algebraic squares, PDN moves (short and full path) and
-//! the Hub protocol's move form. Moves are always read against the legal move list.
+//! the Hub protocol's move form. Moves are always read against the legal move list. A removal of
+//! an opening (Konane) is written as its square alone (`d5`, in the Hub form its number).
 
 use crate::geometry::Geometry;
 use crate::movegen::{self, CaptureSink, Sequence};
@@ -143,6 +144,9 @@ fn separator(mv: &Move<impl Geometry>) -> char {
 /// The move with every landing square (`46x23x34x43`).
 pub fn full_path<V: Rules>(position: &Position<V::Geometry>, mv: &Move<V::Geometry>) -> String {
     let mut text = square_name::<V>(mv.from());
+    if mv.is_removal() {
+        return text;
+    }
     for square in landing_squares::<V>(position, mv) {
         let _ = write!(text, "{}{}", separator(mv), square_name::<V>(square));
     }
@@ -160,7 +164,8 @@ pub fn pdn<V: Rules>(
     let ambiguous = legal
         .iter()
         .any(|other| other != mv && other.from() == mv.from() && other.to() == mv.to());
-    if ambiguous || (mv.is_capture() && V::NOTATION == SquareNotation::Algebraic) {
+    if mv.is_removal() || ambiguous || (mv.is_capture() && V::NOTATION == SquareNotation::Algebraic)
+    {
         full_path::<V>(position, mv)
     } else {
         format!(
@@ -175,6 +180,9 @@ pub fn pdn<V: Rules>(
 /// The move in the Hub protocol's form: `from-to`, or `fromxto` followed by `x` and every captured
 /// square, always as PDN numbers.
 pub fn hub<V: Rules>(mv: &Move<V::Geometry>) -> String {
+    if mv.is_removal() {
+        return square_number::<V>(mv.from()).to_string();
+    }
     let mut text = format!(
         "{}{}{}",
         square_number::<V>(mv.from()),
@@ -230,7 +238,10 @@ pub fn parse_move<V: Rules>(
         reason,
     };
     let parts: Vec<&str> = input.split(['-', 'x', 'X', ':']).collect();
-    if parts.len() < 2 {
+    let mut legal = MoveList::new();
+    movegen::legal_moves::<V>(position, &mut legal);
+    let removals = legal.iter().any(Move::is_removal);
+    if parts.len() < 2 && !removals {
         return Err(syntax(
             "expected squares separated by `-`, `x` or `:`".into(),
         ));
@@ -239,15 +250,16 @@ pub fn parse_move<V: Rules>(
         .iter()
         .map(|part| parse_square::<V>(part).map_err(|e| syntax(e.to_string())))
         .collect::<Result<Vec<u32>, _>>()?;
-    let mut legal = MoveList::new();
-    movegen::legal_moves::<V>(position, &mut legal);
-    let (from, to) = (squares[0], squares[1]);
+    let from = squares[0];
+    let to = squares.get(1).copied().unwrap_or(from);
     let matches: Vec<Move<V::Geometry>> = legal
         .iter()
         .copied()
         .filter(|mv| {
             mv.from() == from
-                && if squares.len() == 2 {
+                && if squares.len() == 1 {
+                    mv.is_removal()
+                } else if squares.len() == 2 {
                     mv.to() == to
                 } else {
                     // Full path (every landing square) or Hub form (to, then the captured set).

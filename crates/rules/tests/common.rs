@@ -87,3 +87,35 @@ pub fn algebraic_moves(variant: Variant, fen: &str) -> Vec<String> {
     }
     variant.visit(Run(fen))
 }
+
+/// Plays `plies` moves, each the first legal one that `choose` accepts, that does not repeat a
+/// position, and after which the other side has no capture if there is such a move; returns the
+/// outcome after each ply. A way to walk a game towards a draw rule without help from it.
+pub fn play_quietly<V: Rules>(
+    game: &mut damas_rules::Game<V>,
+    plies: u32,
+    choose: impl Fn(&damas_rules::Game<V>, &damas_rules::Move<V::Geometry>) -> bool,
+) -> Vec<Option<damas_rules::Outcome>> {
+    let mut seen = vec![game.hash()];
+    let mut outcomes = Vec::new();
+    for _ in 0..plies {
+        let legal = game.legal_moves();
+        let allowed: Vec<damas_rules::Move<V::Geometry>> = legal
+            .iter()
+            .copied()
+            .filter(|mv| {
+                choose(game, mv) && !seen.contains(&(game.hash() ^ game.position().hash_change(mv)))
+            })
+            .collect();
+        let safe = allowed.iter().find(|mv| {
+            let mut after = game.clone();
+            after.play(mv);
+            after.legal_moves().iter().all(|reply| !reply.is_capture())
+        });
+        let mv = *safe.or(allowed.first()).expect("a move to play");
+        game.play(&mv);
+        seen.push(game.hash());
+        outcomes.push(game.outcome());
+    }
+    outcomes
+}

@@ -7,7 +7,7 @@ use damas_mcts::{Evaluation, Evaluator, Leaf, RootNoise, Search, evaluate_pendin
 use damas_nn::PackedPosition;
 use damas_nn::encoding::policy_target;
 use damas_rules::{
-    ByColor, Color, DrawReason, Game, Outcome, Position, Rules, WinReason, write_game_with_outcome,
+    ByColor, Color, Game, Outcome, Position, Rules, WinReason, write_game_with_outcome,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -192,7 +192,8 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
             return Some(self.finish(slot, search, outcome));
         }
         if search.game().ply() >= self.config.max_plies {
-            return Some(self.finish(slot, search, Outcome::Draw(DrawReason::Adjudication)));
+            let outcome = search.game().outcome_at_cap();
+            return Some(self.finish(slot, search, outcome));
         }
         slot.full_search = self.config.fast_simulations == 0
             || self.rng.random::<f32>() < self.config.full_search_fraction;

@@ -6,9 +6,7 @@ use super::{Link, find_move, move_message, padded};
 use crate::factory::{PlayerError, PlayerSettings};
 use crate::player::Player;
 use crate::spec::PlayerSpec;
-use damas_rules::{
-    Color, DrawReason, Game, Geometry, Outcome, Rules, Variant, VariantVisitor, parse_hub,
-};
+use damas_rules::{Color, Game, Geometry, Outcome, Rules, Variant, VariantVisitor, parse_hub};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::time::Instant;
 
@@ -149,7 +147,7 @@ fn play_game<V: Rules>(
     loop {
         let over = game
             .outcome()
-            .or((game.ply() >= max_plies).then_some(Outcome::Draw(DrawReason::KingMoves(0))));
+            .or((game.ply() >= max_plies).then(|| game.outcome_at_cap()));
         if let Some(outcome) = over {
             if game.position().turn() == us {
                 // The side to move announces the end; the other side echoes it.

@@ -8,7 +8,7 @@
 use super::Message;
 use crate::player::{Answer, Forfeit, Player};
 use damas_rules::notation::hub as hub_move;
-use damas_rules::{Game, Rules, parse_move, to_hub};
+use damas_rules::{Game, Rules, parse_move, try_to_hub};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
@@ -38,8 +38,9 @@ pub struct HubPlayer {
 }
 
 impl HubPlayer {
-    /// A player that runs `command` (through `sh -c`) for variant `variant`, giving it
-    /// `move_time` per move (it forfeits after three times that plus five seconds).
+    /// A player that runs `command` (through `sh -c`) for the variant the Hub calls `variant`
+    /// (`Rules::HUB_NAME`), giving it `move_time` per move (it forfeits after three times that
+    /// plus five seconds).
     pub fn new(command: &str, variant: &'static str, move_time: Duration) -> Self {
         HubPlayer {
             command: command.to_string(),
@@ -78,7 +79,7 @@ impl HubPlayer {
             let limit = Duration::from_secs(10);
             send(&mut engine, "hub")?;
             wait_for(&mut engine, "wait", limit)?;
-            if self.variant != "international" {
+            if self.variant != "normal" {
                 let set = Message::new("set-param")
                     .with("name", "variant")
                     .with("value", self.variant);
@@ -136,8 +137,9 @@ impl<V: Rules> Player<V> for HubPlayer {
         let result = (|| {
             let engine = self.start()?;
             let moves: Vec<String> = game.moves().iter().map(hub_move::<V>).collect();
+            let start = try_to_hub::<V>(game.start()).map_err(|e| Forfeit(e.to_string()))?;
             let pos = Message::new("pos")
-                .with("pos", to_hub::<V>(game.start()))
+                .with("pos", start)
                 .with("moves", moves.join(" "));
             send(engine, &pos.to_string())?;
             let level =

@@ -328,15 +328,6 @@ fn parse_level(message: &Message) -> Result<Limits, String> {
     Ok(limits)
 }
 
-/// The variant's name in the protocol (`normal` is international).
-fn protocol_name(variant: Variant) -> &'static str {
-    if variant == Variant::International {
-        "normal"
-    } else {
-        variant.name()
-    }
-}
-
 /// The running search: its thread, its stop flag, and whether it has answered.
 struct Running {
     handle: JoinHandle<()>,
@@ -416,10 +407,10 @@ pub fn serve(
                     "id name=damas version={} author=\"Damas Zero\" country=\"\"",
                     env!("CARGO_PKG_VERSION")
                 ));
-                let names: Vec<&str> = Variant::ALL.iter().map(|&v| protocol_name(v)).collect();
+                let names: Vec<&str> = Variant::ALL.iter().map(|&v| v.hub_name()).collect();
                 lines.say(&format!(
                     "param name=variant value={} type=enum values=\"{}\"",
-                    protocol_name(variant),
+                    variant.hub_name(),
                     names.join(" ")
                 ));
                 lines.say(&format!(

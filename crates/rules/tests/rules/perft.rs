@@ -136,10 +136,22 @@ fn positions_json_rows() -> (Vec<Row>, Vec<String>) {
 const SAME_MOVES_AS: &[(Variant, Variant)] = &[
     (Variant::Antidraughts, Variant::International),
     (Variant::AntiEnglish, Variant::English),
+    (Variant::InternationalSite, Variant::International),
 ];
 
-/// Variants with no published table at all.
-const NO_TABLE: &[Variant] = &[Variant::Portuguese, Variant::Frysk];
+/// Variants with no published table at all (the BrainKing ones are checked against a second,
+/// brute-force generator instead: `brute.rs`).
+const NO_TABLE: &[Variant] = &[
+    Variant::Portuguese,
+    Variant::Frysk,
+    Variant::Corner,
+    Variant::OneWay,
+    Variant::Parachute,
+    Variant::Gothic,
+    Variant::Alquerque,
+    Variant::Hawaiian,
+    Variant::Dameo,
+];
 
 fn all_rows() -> Vec<Row> {
     let (mut rows, skipped_tables) = perft_md_rows();
