@@ -32,14 +32,14 @@ pub use factory::{PlayerError, PlayerSettings};
 pub use game::{GameRules, PlayedGame, play_game};
 pub use hub::client::HubPlayer;
 pub use matches::{
-    BoxedFactory, MatchGame, Pairing, PlayerFactory, ScheduledGame, gauntlet, match_pairings,
-    round_robin, run_match, run_schedule,
+    BoxedFactory, MatchGame, Pairing, PlayerFactory, ScheduledGame, each_pair, gauntlet,
+    match_pairings, round_robin, run_match, run_schedule,
 };
 pub use openings::{balanced_openings, parse_openings};
 pub use player::{AlphaBetaPlayer, Answer, Forfeit, MctsPlayer, Player, RandomPlayer};
 pub use spec::{PlayerSpec, SpecError};
 pub use store::{ResultsStore, StoreError};
 pub use tournament::{
-    ArenaError, ArenaOptions, MatchOptions, MatchSummary, Progress, TournamentOptions,
+    ArenaError, ArenaOptions, MatchOptions, MatchSummary, Progress, Schedule, TournamentOptions,
     TournamentSummary, checkpoint_players, play_match, play_tournament,
 };

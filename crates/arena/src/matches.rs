@@ -158,17 +158,18 @@ pub fn round_robin(players: usize, rounds: u32) -> Vec<Pairing> {
     let pairs: Vec<(usize, usize)> = (0..players)
         .flat_map(|a| (a + 1..players).map(move |b| (a, b)))
         .collect();
-    twice_per_round(&pairs, rounds)
+    each_pair(&pairs, rounds)
 }
 
 /// The pairings of a gauntlet: player 0 meets every other player twice per round.
 pub fn gauntlet(players: usize, rounds: u32) -> Vec<Pairing> {
     let pairs: Vec<(usize, usize)> = (1..players).map(|other| (0, other)).collect();
-    twice_per_round(&pairs, rounds)
+    each_pair(&pairs, rounds)
 }
 
-/// Each pair plays twice per round, colours swapped, on the round's opening.
-fn twice_per_round(pairs: &[(usize, usize)], rounds: u32) -> Vec<Pairing> {
+/// The pairings of `pairs` (player indices): each plays twice per round, colours swapped, on
+/// the round's opening.
+pub fn each_pair(pairs: &[(usize, usize)], rounds: u32) -> Vec<Pairing> {
     let mut pairings = Vec::new();
     for round in 0..rounds as usize {
         for &(a, b) in pairs {

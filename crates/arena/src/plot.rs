@@ -1,10 +1,15 @@
-//! A PNG of rating against checkpoint number: one dot per checkpoint with its 95% interval as
-//! a vertical bar, joined by a line, on a light grid (one line per 100 Elo). No text is drawn
-//! (no font is needed); the numbers are in ratings.csv beside it.
+//! Pictures a person can read: ratings against checkpoint number (`ratings.png`) and strength
+//! against training time (`damas bench learning`'s `curve.png`). Axes carry labels and numbers,
+//! drawn with the DejaVu Sans font shipped in `assets/fonts` (its licence beside it), so no
+//! system font is needed.
 
 use crate::elo::EloEstimate;
 use plotters::prelude::*;
 use std::path::Path;
+use std::sync::Once;
+
+/// The font every picture's text is drawn in.
+const FONT: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
 
 /// Why a picture could not be drawn.
 #[derive(Debug, thiserror::Error)]
@@ -16,12 +21,55 @@ pub struct PlotError {
     pub message: String,
 }
 
-/// Draws `ratings` of checkpoints `numbers` into the PNG file `path`.
-pub fn ratings(path: &Path, numbers: &[u32], ratings: &[EloEstimate]) -> Result<(), PlotError> {
-    draw_ratings(path, numbers, ratings).map_err(|e| PlotError {
+/// Registers the shipped font as plotters' `sans-serif` (once per process).
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // The font is part of the binary; failing to read it is a build defect.
+        plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
+            .unwrap_or_else(|_| panic!("the shipped DejaVuSans.ttf is not a font"));
+    });
+}
+
+fn plot_error(path: &Path) -> impl FnOnce(Box<dyn std::error::Error>) -> PlotError + '_ {
+    move |e| PlotError {
         path: path.to_path_buf(),
         message: e.to_string(),
-    })
+    }
+}
+
+/// The colour of the `i`th line.
+fn line_colour(i: usize) -> RGBColor {
+    const COLOURS: [RGBColor; 6] = [
+        RGBColor(30, 90, 200),
+        RGBColor(220, 80, 30),
+        RGBColor(30, 150, 60),
+        RGBColor(150, 50, 170),
+        RGBColor(200, 150, 0),
+        RGBColor(0, 150, 170),
+    ];
+    COLOURS[i % COLOURS.len()]
+}
+
+/// The range a set of values spans, padded by a tenth on each side (at least `min_span`).
+fn padded_range(values: impl Iterator<Item = f64>, min_span: f64) -> (f64, f64) {
+    let (low, high) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
+        (l.min(v), h.max(v))
+    });
+    let (low, high) = if low.is_finite() {
+        (low, high)
+    } else {
+        (0.0, 0.0)
+    };
+    let span = (high - low).max(min_span);
+    let middle = (low + high) / 2.0;
+    (middle - span * 0.6, middle + span * 0.6)
+}
+
+/// Draws `ratings` of checkpoints `numbers` into the PNG file `path`: one point per checkpoint
+/// with its 95% interval, joined by a line, against labelled axes.
+pub fn ratings(path: &Path, numbers: &[u32], ratings: &[EloEstimate]) -> Result<(), PlotError> {
+    draw_ratings(path, numbers, ratings).map_err(plot_error(path))
 }
 
 fn draw_ratings(
@@ -29,56 +77,143 @@ fn draw_ratings(
     numbers: &[u32],
     ratings: &[EloEstimate],
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let (width, height) = (800i32, 500i32);
-    let margin = 40;
-    let root = BitMapBackend::new(path, (width as u32, height as u32)).into_drawing_area();
+    register_font();
+    let root = BitMapBackend::new(path, (900, 560)).into_drawing_area();
     root.fill(&WHITE)?;
-    let low = ratings
-        .iter()
-        .map(|r| r.low)
-        .fold(f64::INFINITY, f64::min)
-        .min(0.0);
-    let high = ratings
-        .iter()
-        .map(|r| r.high)
-        .fold(f64::NEG_INFINITY, f64::max)
-        .max(0.0);
-    let span = (high - low).max(1.0);
     let first = f64::from(*numbers.first().unwrap_or(&0));
     let last = f64::from(*numbers.last().unwrap_or(&1)).max(first + 1.0);
-    let x = |n: u32| {
-        margin + ((f64::from(n) - first) / (last - first) * f64::from(width - 2 * margin)) as i32
-    };
-    let y =
-        |elo: f64| height - margin - ((elo - low) / span * f64::from(height - 2 * margin)) as i32;
-    let grid = RGBColor(225, 225, 225);
-    let mut level = (low / 100.0).ceil() * 100.0;
-    while level <= high {
-        let style = if level == 0.0 {
-            BLACK.stroke_width(1)
-        } else {
-            grid.stroke_width(1)
-        };
-        root.draw(&PathElement::new(
-            vec![(margin, y(level)), (width - margin, y(level))],
-            style,
-        ))?;
-        level += 100.0;
-    }
-    let blue = RGBColor(30, 90, 200);
-    let points: Vec<(i32, i32)> = numbers
+    let (low, high) = padded_range(
+        ratings.iter().flat_map(|r| [r.low, r.high]).chain([0.0]),
+        100.0,
+    );
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            "Rating of each checkpoint (95% interval)",
+            ("sans-serif", 22),
+        )
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(65)
+        .build_cartesian_2d(first - 0.5..last + 0.5, low..high)?;
+    chart
+        .configure_mesh()
+        .x_desc("checkpoint (generation)")
+        .y_desc("Elo")
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 17))
+        .draw()?;
+    let blue = line_colour(0);
+    let points: Vec<(f64, f64)> = numbers
         .iter()
         .zip(ratings)
-        .map(|(&n, r)| (x(n), y(r.elo)))
+        .map(|(&n, r)| (f64::from(n), r.elo))
         .collect();
-    root.draw(&PathElement::new(points.clone(), blue.stroke_width(2)))?;
-    for ((&n, r), &point) in numbers.iter().zip(ratings).zip(&points) {
-        root.draw(&PathElement::new(
-            vec![(x(n), y(r.low)), (x(n), y(r.high))],
+    chart.draw_series(LineSeries::new(points.clone(), blue.stroke_width(2)))?;
+    chart.draw_series(numbers.iter().zip(ratings).map(|(&n, r)| {
+        PathElement::new(
+            vec![(f64::from(n), r.low), (f64::from(n), r.high)],
             blue.mix(0.5).stroke_width(2),
+        )
+    }))?;
+    chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, blue.filled())))?;
+    root.present()?;
+    Ok(())
+}
+
+/// One run's learning curve: ratings of its checkpoints against the minutes of training.
+#[derive(Clone, Debug)]
+pub struct Curve {
+    /// The run's name, for the legend.
+    pub label: String,
+    /// (minutes, rating) of each rated checkpoint, in time order.
+    pub points: Vec<(f64, EloEstimate)>,
+}
+
+/// Draws learning `curves` into the PNG file `path`: Elo against training minutes, one line
+/// per run with 95% intervals, and each `ladder` level (name, Elo) as a labelled horizontal line.
+pub fn learning_curves(
+    path: &Path,
+    curves: &[Curve],
+    ladder: &[(String, f64)],
+) -> Result<(), PlotError> {
+    draw_learning_curves(path, curves, ladder).map_err(plot_error(path))
+}
+
+fn draw_learning_curves(
+    path: &Path,
+    curves: &[Curve],
+    ladder: &[(String, f64)],
+) -> Result<(), Box<dyn std::error::Error>> {
+    register_font();
+    let root = BitMapBackend::new(path, (1000, 620)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let last_minute = curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.0))
+        .fold(1.0, f64::max);
+    let (low, high) = padded_range(
+        curves
+            .iter()
+            .flat_map(|c| c.points.iter().flat_map(|(_, r)| [r.low, r.high]))
+            .chain(ladder.iter().map(|l| l.1)),
+        100.0,
+    );
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            "Strength against training time (alpha-beta ladder as reference)",
+            ("sans-serif", 22),
+        )
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(65)
+        .build_cartesian_2d(0.0..last_minute * 1.12, low..high)?;
+    chart
+        .configure_mesh()
+        .x_desc("training time (minutes, wall clock)")
+        .y_desc("Elo (alpha-beta depth 1 = 0)")
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 17))
+        .draw()?;
+    let grey = RGBColor(140, 140, 140);
+    for (name, elo) in ladder {
+        chart.draw_series(DashedLineSeries::new(
+            vec![(0.0, *elo), (last_minute * 1.12, *elo)],
+            6,
+            4,
+            grey.stroke_width(1),
         ))?;
-        root.draw(&Circle::new(point, 4, blue.filled()))?;
+        chart.draw_series(std::iter::once(Text::new(
+            name.clone(),
+            (last_minute * 1.005, *elo + (high - low) * 0.01),
+            ("sans-serif", 13).into_font().color(&grey),
+        )))?;
     }
+    for (i, curve) in curves.iter().enumerate() {
+        let colour = line_colour(i);
+        let points: Vec<(f64, f64)> = curve.points.iter().map(|(m, r)| (*m, r.elo)).collect();
+        chart
+            .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))?
+            .label(curve.label.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
+            });
+        chart.draw_series(curve.points.iter().map(|(m, r)| {
+            PathElement::new(
+                vec![(*m, r.low), (*m, r.high)],
+                colour.mix(0.4).stroke_width(2),
+            )
+        }))?;
+        chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, colour.filled())))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font(("sans-serif", 15))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()?;
     root.present()?;
     Ok(())
 }

@@ -6,7 +6,9 @@
 use crate::elo::{EloEstimate, Sprt, SprtVerdict, Wdl, elo_estimate, fit_ratings};
 use crate::factory::{PlayerError, PlayerSettings};
 use crate::game::GameRules;
-use crate::matches::{BoxedFactory, Pairing, gauntlet, match_pairings, round_robin, run_schedule};
+use crate::matches::{
+    BoxedFactory, Pairing, each_pair, gauntlet, match_pairings, round_robin, run_schedule,
+};
 use crate::openings::{balanced_openings, parse_openings};
 use crate::plot::PlotError;
 use crate::spec::{PlayerSpec, SpecError};
@@ -51,6 +53,9 @@ pub enum ArenaError {
     /// Fewer than two players.
     #[error("a tournament needs at least two players")]
     TooFewPlayers,
+    /// A scheduled pair names a player twice or one that does not exist.
+    #[error("cannot pair players {0} and {1} among {2}")]
+    BadPair(usize, usize, usize),
     /// The checkpoints directory could not be read.
     #[error("cannot list checkpoints")]
     Checkpoints(#[from] CheckpointError),
@@ -108,10 +113,23 @@ pub struct TournamentOptions {
     pub checkpoints: Option<Vec<u32>>,
     /// Each pair meets twice per round, colours swapped.
     pub rounds: u32,
-    /// Only the first player meets the others.
-    pub gauntlet: bool,
+    /// Who meets whom.
+    pub schedule: Schedule,
     /// The player whose rating is fixed at 0.
     pub anchor: usize,
+}
+
+/// Who meets whom in a tournament.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Schedule {
+    /// Every player meets every other.
+    #[default]
+    RoundRobin,
+    /// Only the first player meets the others.
+    Gauntlet,
+    /// These pairs of players (indices) meet; the rating fit still puts everyone on one scale
+    /// as long as the pairs connect them.
+    Pairs(Vec<(usize, usize)>),
 }
 
 /// How far a match or tournament has got, after each game.
@@ -393,10 +411,18 @@ pub fn play_tournament(
             let names = players.names.clone();
             let mut store =
                 ResultsStore::open(&arena.out, V::NAME, &names, &players.time_controls)?;
-            let schedule = if options.gauntlet {
-                gauntlet(names.len(), options.rounds)
-            } else {
-                round_robin(names.len(), options.rounds)
+            let schedule = match &options.schedule {
+                Schedule::RoundRobin => round_robin(names.len(), options.rounds),
+                Schedule::Gauntlet => gauntlet(names.len(), options.rounds),
+                Schedule::Pairs(pairs) => {
+                    if let Some(&(a, b)) = pairs
+                        .iter()
+                        .find(|&&(a, b)| a == b || a >= names.len() || b >= names.len())
+                    {
+                        return Err(ArenaError::BadPair(a, b, names.len()));
+                    }
+                    each_pair(pairs, options.rounds)
+                }
             };
             let played = store.played();
             let pairings: Vec<Pairing> = schedule

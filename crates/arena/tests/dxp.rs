@@ -242,7 +242,7 @@ fn misbehaving_dxp_engines_forfeit_and_the_tournament_goes_on() {
             players: vec!["random".into(), format!("dxp:{address}")],
             checkpoints: None,
             rounds: 1,
-            gauntlet: false,
+            schedule: damas_arena::Schedule::RoundRobin,
             anchor: 0,
         };
         let summary = play_tournament(&options, &mut |_| {}).unwrap();

@@ -4,7 +4,7 @@
 //! reads the arguments and prints.
 
 use damas_arena::{
-    ArenaOptions, GameRules, MatchOptions, PlayerSettings, Progress, Sprt, SprtVerdict,
+    ArenaOptions, GameRules, MatchOptions, PlayerSettings, Progress, Schedule, Sprt, SprtVerdict,
     TournamentOptions, checkpoint_players, play_match, play_tournament,
 };
 use damas_rules::Variant;
@@ -188,7 +188,11 @@ pub fn run_tournament(args: TournamentArgs) -> anyhow::Result<()> {
         players,
         checkpoints,
         rounds: args.rounds,
-        gauntlet: args.gauntlet,
+        schedule: if args.gauntlet {
+            Schedule::Gauntlet
+        } else {
+            Schedule::RoundRobin
+        },
         anchor: 0,
     };
     let progress = args.common.bar(0);

@@ -58,3 +58,13 @@ pub fn parse_color(s: &str) -> Result<damas_rules::Color, String> {
         other => Err(format!("`{other}` is not a side (expected white or black)")),
     }
 }
+
+/// Parses a positive number of minutes (fractions allowed) into a duration.
+pub fn parse_minutes(s: &str) -> Result<std::time::Duration, String> {
+    match s.trim().parse::<f64>() {
+        Ok(minutes) if minutes > 0.0 && minutes.is_finite() && minutes <= 1e6 => {
+            Ok(std::time::Duration::from_secs_f64(minutes * 60.0))
+        }
+        _ => Err(format!("`{s}` is not a positive number of minutes")),
+    }
+}

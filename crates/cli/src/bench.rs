@@ -1,8 +1,12 @@
-//! `damas bench engine|selfplay|train`: speed measurements, printed as tables.
+//! `damas bench engine|selfplay|train|learning`: speed measurements, printed as tables, and
+//! strength against training time.
 
 use crate::args::SizeArgs;
+use crate::train::Bars;
 use damas_rules::Variant;
+use damas_train::ConfigFile;
 use damas_train::bench::{SelfPlayBenchOptions, TrainBenchOptions, selfplay_bench, train_bench};
+use damas_train::learning::{LearningOptions, learning_curve};
 
 /// Arguments of `damas bench`.
 #[derive(clap::Args)]
@@ -19,6 +23,43 @@ enum What {
     Selfplay(SelfPlayArgs),
     /// Training samples per second.
     Train(TrainArgs),
+    /// Strength against training time: train for a budget, rate checkpoints on an
+    /// alpha-beta ladder, print the table and draw the curve.
+    Learning(LearningArgs),
+}
+
+#[derive(clap::Args)]
+struct LearningArgs {
+    /// The run's config (TOML); its generation count is ignored (the budget ends the run).
+    #[arg(long)]
+    config: std::path::PathBuf,
+    /// Training budget in minutes (wall clock of the run's loop).
+    #[arg(long, value_parser = crate::args::parse_minutes)]
+    minutes: std::time::Duration,
+    /// One checkpoint per this many minutes is rated (default: a fifth of the budget).
+    #[arg(long, value_parser = crate::args::parse_minutes)]
+    every: Option<std::time::Duration>,
+    /// Directory of the run, tournament and curve (default: runs/learning/<config name>).
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+    /// Simulations per move of the networks in the tournament.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+    sims: u32,
+    /// The ladder: alpha-beta at depths 1 to this.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=20))]
+    depths: u32,
+    /// Each checkpoint meets each depth twice per round (colours swapped, one opening a round).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    rounds: u32,
+    /// Tournament games played at once.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
+    concurrency: u64,
+    /// Other benchmark directories whose curves share the picture.
+    #[arg(long, num_args = 1..)]
+    compare: Vec<std::path::PathBuf>,
+    /// No progress bars.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(clap::Args)]
@@ -175,6 +216,33 @@ fn selfplay(args: SelfPlayArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+fn learning(args: LearningArgs) -> anyhow::Result<()> {
+    let config = ConfigFile::read(&args.config)?;
+    let out = args
+        .out
+        .unwrap_or_else(|| std::path::Path::new("runs/learning").join(&config.config.name));
+    let options = LearningOptions {
+        config,
+        minutes: args.minutes.as_secs_f64() / 60.0,
+        every: args.every.unwrap_or(args.minutes / 5),
+        out: out.clone(),
+        simulations: args.sims,
+        depths: args.depths,
+        rounds: args.rounds,
+        concurrency: args.concurrency as usize,
+        compare: args.compare,
+    };
+    let mut bars = Bars::new(args.quiet);
+    let curve = learning_curve(&options, &mut bars)?;
+    print!("{}", curve.table());
+    println!(
+        "curve: {} and {}",
+        out.join("curve.json").display(),
+        out.join("curve.png").display()
+    );
+    Ok(())
+}
+
 fn train(args: TrainArgs) -> anyhow::Result<()> {
     let options = TrainBenchOptions {
         variant: args.variant,
@@ -208,5 +276,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         What::Selfplay(args) => selfplay(args),
         What::Train(args) => train(args),
+        What::Learning(args) => learning(args),
     }
 }

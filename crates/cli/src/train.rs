@@ -20,9 +20,16 @@ pub struct Args {
 }
 
 /// Progress bars with indicatif, or nothing but lines.
-struct Bars {
+pub struct Bars {
     bar: Option<ProgressBar>,
     quiet: bool,
+}
+
+impl Bars {
+    /// Bars, or (`quiet`) only lines.
+    pub fn new(quiet: bool) -> Self {
+        Bars { bar: None, quiet }
+    }
 }
 
 impl Progress for Bars {
@@ -63,10 +70,7 @@ impl Progress for Bars {
 /// Runs `damas train`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let file = ConfigFile::read(&args.config)?;
-    let mut bars = Bars {
-        bar: None,
-        quiet: args.quiet,
-    };
+    let mut bars = Bars::new(args.quiet);
     train(&file, &args.runs, &mut bars)?;
     Ok(())
 }

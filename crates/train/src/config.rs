@@ -20,6 +20,10 @@ pub struct TrainConfig {
     pub variant: Variant,
     /// Generations to run (self-play, training, evaluation each); a resumed run stops here too.
     pub generations: u32,
+    /// Wall-clock budget in minutes: no generation starts once the run's clock (time spent in
+    /// the loop, across resumes) has passed it; the generation in progress is finished.
+    #[serde(default)]
+    pub minutes: Option<f64>,
     /// Self-play games per generation.
     pub games_per_generation: u32,
     /// The first generation's games use the alpha-beta engine's static evaluation instead of
@@ -92,6 +96,9 @@ pub struct TrainingSection {
     pub l2: f32,
     /// Weight of the value loss against the policy loss.
     pub value_weight: f32,
+    /// Share of the search's root value q in the value target, the rest being the game's
+    /// result z (0: the result alone; q becomes win/draw/loss as max(q,0), 1-|q|, max(-q,0)).
+    pub search_value_weight: f32,
     /// Threads of the rayon pool burn's kernels run on.
     pub threads: usize,
 }
@@ -108,6 +115,7 @@ impl Default for TrainingSection {
             learning_rate: vec![(0, 1e-3)],
             l2: 1e-4,
             value_weight: 1.0,
+            search_value_weight: 0.0,
             threads: 2,
         }
     }
@@ -238,6 +246,12 @@ impl TrainingSection {
             "0 or more",
         )?;
         check(
+            (0.0..=1.0).contains(&self.search_value_weight),
+            "search_value_weight",
+            &self.search_value_weight,
+            "0 to 1",
+        )?;
+        check(
             (1..=256).contains(&self.threads),
             "threads",
             &self.threads,
@@ -339,6 +353,15 @@ impl TrainConfig {
             self.games_per_generation,
             "at least 1",
         )?;
+        if let Some(minutes) = self.minutes {
+            InvalidValue::check(
+                minutes.is_finite() && minutes > 0.0,
+                "",
+                "minutes",
+                minutes,
+                "a positive number",
+            )?;
+        }
         self.network.validate("network")?;
         self.selfplay.validate("selfplay")?;
         self.training.validate()?;

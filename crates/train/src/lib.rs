@@ -6,14 +6,16 @@
 //! - [`trainer`]: the burn model, optimiser and training step.
 //! - [`tensorboard`]: TensorBoard output.
 //! - [`run`]: the loop and its files.
+//! - [`learning`]: strength against training time (`damas bench learning`).
 
 pub mod bench;
 pub mod config;
+pub mod learning;
 pub mod replay;
 pub mod run;
 pub mod tensorboard;
 pub mod trainer;
 
 pub use config::{ConfigFile, TrainConfig};
-pub use run::{Progress, Run, RunError, RunPaths, RunSummary, Silent, train};
-pub use trainer::{TrainMetrics, Trainer};
+pub use run::{GenerationTime, Progress, Run, RunError, RunPaths, RunSummary, Silent, train};
+pub use trainer::{TrainMetrics, Trainer, value_target};

@@ -7,6 +7,8 @@
 //!   (self-play of generation N complete, with its statistics);
 //! - `checkpoints/NNNNNN/` (training of generation N complete: weights, optimiser, meta);
 //! - `checkpoints/NNNNNN/eval.json` (its evaluation complete);
+//! - `checkpoints/NNNNNN/time.json` (where the generation's wall clock went, and the run's
+//!   clock when the checkpoint was made: what a time budget and the learning curve read);
 //! - `best` (the self-play network when gating is on).
 //!
 //! A generation found half done is redone from its last complete step; nothing complete is
@@ -33,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// How the loop reports progress; the command line draws bars, tests stay silent.
 pub trait Progress {
@@ -167,6 +169,12 @@ pub struct SelfPlayDone {
     pub seconds: f64,
     /// Share of the time inside the network.
     pub network_share: f64,
+    /// Share of the leaves the evaluation cache answered.
+    #[serde(default)]
+    pub cache_hit_rate: f64,
+    /// Positions the network evaluated.
+    #[serde(default)]
+    pub evaluations: u64,
 }
 
 /// One checkpoint's evaluation, kept in `checkpoints/NNNNNN/eval.json`.
@@ -182,6 +190,33 @@ pub struct Evaluation {
     pub previous_elo: Option<EloEstimate>,
     /// Whether it became the self-play network.
     pub promoted: bool,
+}
+
+/// Where one generation's wall-clock time went, in seconds, kept in
+/// `checkpoints/NNNNNN/time.json`. The run's clock counts only time spent in the loop, so a
+/// stopped and resumed run reads as if it had run straight through (less the lost work).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GenerationTime {
+    /// Playing the self-play games (shards written as they fill).
+    pub selfplay: f64,
+    /// Optimisation steps.
+    pub training: f64,
+    /// Reading the replay window and writing the checkpoint.
+    pub io: f64,
+    /// The evaluation matches.
+    pub evaluation: f64,
+    /// The run's clock when this checkpoint was written.
+    pub trained_at: f64,
+    /// The run's clock when this generation ended (its evaluation included).
+    pub elapsed: f64,
+}
+
+impl GenerationTime {
+    /// The record of checkpoint `dir`, if it has one.
+    pub fn read(dir: &Path) -> Option<GenerationTime> {
+        let text = std::fs::read_to_string(dir.join("time.json")).ok()?;
+        serde_json::from_str(&text).ok()
+    }
 }
 
 /// What a finished run reports.
@@ -204,6 +239,8 @@ pub struct Run<'a, V: Rules> {
     openings: Vec<Game<V>>,
     /// Start positions of self-play (none: the variant's start).
     selfplay_openings: Vec<Position<V::Geometry>>,
+    /// No generation starts once the run's clock has passed this (`minutes` of the config).
+    budget: Option<Duration>,
 }
 
 impl<'a, V: Rules> Run<'a, V> {
@@ -268,7 +305,13 @@ impl<'a, V: Rules> Run<'a, V> {
             progress,
             openings,
             selfplay_openings,
+            budget: config.minutes.map(|m| Duration::from_secs_f64(m * 60.0)),
         })
+    }
+
+    /// The run's clock at the end of `generation` (0 before the first).
+    fn clock_after(&self, generation: u32) -> f64 {
+        GenerationTime::read(&self.paths.checkpoint(generation)).map_or(0.0, |t| t.elapsed)
     }
 
     /// The run's files.
@@ -308,21 +351,69 @@ impl<'a, V: Rules> Run<'a, V> {
             .generations()?
             .last()
             .expect("generation 0 exists");
-        if generation > 0 && !self.paths.checkpoint(generation).join("eval.json").exists() {
-            self.evaluate(generation)?;
+        if generation > 0 && !self.paths.checkpoint(generation).join("time.json").exists() {
+            // Stopped after the checkpoint: finish its evaluation, and record its time from
+            // what is known (self-play's seconds; the training's were lost with the process).
+            let evaluated = Instant::now();
+            if !self.paths.checkpoint(generation).join("eval.json").exists() {
+                self.evaluate(generation)?;
+            }
+            let marker = self.paths.shards.join(format!("gen{generation:06}.done"));
+            let selfplay = std::fs::read_to_string(marker)
+                .ok()
+                .and_then(|text| serde_json::from_str::<SelfPlayDone>(&text).ok())
+                .map_or(0.0, |done| done.seconds);
+            let trained_at = self.clock_after(generation - 1) + selfplay;
+            let evaluation = evaluated.elapsed().as_secs_f64();
+            let time = GenerationTime {
+                selfplay,
+                evaluation,
+                trained_at,
+                elapsed: trained_at + evaluation,
+                ..GenerationTime::default()
+            };
+            let path = self.paths.checkpoint(generation).join("time.json");
+            let text = serde_json::to_string_pretty(&time).expect("serializable");
+            write_atomically(&path, text.as_bytes()).map_err(io_error(&path))?;
         }
         if generation > 0 {
             self.say(&format!("resuming after generation {generation}"));
         }
         while generation < self.config.generations {
+            let clock = self.clock_after(generation);
+            if let Some(budget) = self.budget
+                && clock >= budget.as_secs_f64()
+            {
+                self.say(&format!(
+                    "time budget of {:.1} minutes spent after generation {generation} ({:.1} min)",
+                    budget.as_secs_f64() / 60.0,
+                    clock / 60.0
+                ));
+                break;
+            }
             generation += 1;
             let started = Instant::now();
             let done = self.self_play(generation)?;
             let selfplay_seconds = started.elapsed().as_secs_f64();
-            let trained = Instant::now();
-            let metrics = self.train(generation, &done)?;
-            let train_seconds = trained.elapsed().as_secs_f64();
+            let (metrics, mut time) = self.train(generation, &done)?;
+            time.selfplay = selfplay_seconds;
+            time.trained_at = clock + time.selfplay + time.training + time.io;
+            let train_seconds = time.training;
+            let evaluated = Instant::now();
             let evaluation = self.evaluate(generation)?;
+            time.evaluation = evaluated.elapsed().as_secs_f64();
+            time.elapsed = time.trained_at + time.evaluation;
+            let path = self.paths.checkpoint(generation).join("time.json");
+            let text = serde_json::to_string_pretty(&time).expect("serializable");
+            write_atomically(&path, text.as_bytes()).map_err(io_error(&path))?;
+            for (tag, seconds) in [
+                ("time/selfplay_seconds", time.selfplay),
+                ("time/training_seconds", time.training),
+                ("time/io_seconds", time.io),
+                ("time/evaluation_seconds", time.evaluation),
+            ] {
+                self.board.scalar(tag, seconds, u64::from(generation));
+            }
             let baseline = evaluation.baseline.zip(evaluation.baseline_elo).map_or(
                 "not played".into(),
                 |(wdl, elo)| {
@@ -337,8 +428,8 @@ impl<'a, V: Rules> Run<'a, V> {
             );
             self.say(&format!(
                 "generation {generation}: {} games, {} positions, {:.1} plies avg; policy loss {:.3}, \
-                 value loss {:.3}, value accuracy {:.1}%; vs baseline: {baseline}; self-play {:.0}s, \
-                 training {:.0}s (ratio {:.1})",
+                 value loss {:.3}, value accuracy {:.1}%; vs baseline: {baseline}; time: self-play \
+                 {:.0}s, training {:.0}s, i/o {:.1}s, evaluation {:.0}s, run clock {:.1} min",
                 done.games,
                 done.samples,
                 done.plies as f64 / done.games.max(1) as f64,
@@ -347,7 +438,9 @@ impl<'a, V: Rules> Run<'a, V> {
                 100.0 * metrics.value_accuracy,
                 selfplay_seconds,
                 train_seconds,
-                selfplay_seconds / train_seconds.max(1e-9)
+                time.io,
+                time.evaluation,
+                time.elapsed / 60.0
             ));
             self.board.scalar(
                 "time/selfplay_to_training_ratio",
@@ -474,6 +567,8 @@ impl<'a, V: Rules> Run<'a, V> {
             ),
             seconds: report.seconds,
             network_share: report.network_share(),
+            cache_hit_rate: report.cache.hit_rate(),
+            evaluations: report.evaluations,
         };
         let step = u64::from(generation);
         let board = &mut self.board;
@@ -498,6 +593,12 @@ impl<'a, V: Rules> Run<'a, V> {
             step,
         );
         board.scalar("selfplay/network_time_share", done.network_share, step);
+        board.scalar("selfplay/cache_hit_rate", done.cache_hit_rate, step);
+        board.scalar(
+            "selfplay/evaluations_per_sample",
+            done.evaluations as f64 / done.samples.max(1) as f64,
+            step,
+        );
         let text = serde_json::to_string_pretty(&done).expect("serializable");
         write_atomically(&marker, text.as_bytes()).map_err(io_error(&marker))?;
         Ok(done)
@@ -520,13 +621,25 @@ impl<'a, V: Rules> Run<'a, V> {
             .sum()
     }
 
-    fn train(&mut self, generation: u32, done: &SelfPlayDone) -> Result<TrainMetrics, RunError> {
+    /// Trains generation `generation` and writes its checkpoint; the time it took (training
+    /// and i/o; the rest of the record is the caller's).
+    fn train(
+        &mut self,
+        generation: u32,
+        done: &SelfPlayDone,
+    ) -> Result<(TrainMetrics, GenerationTime), RunError> {
+        let loading = Instant::now();
         let previous = self.paths.checkpoint(generation - 1);
         let (mut trainer, meta) = Trainer::<V>::resume(&previous, &self.config.training)?;
         let training = &self.config.training;
         let total = self.total_samples(generation);
         let window_size = ReplayWindow::size_for(training, total);
         let window = ReplayWindow::load::<V>(&self.paths.shards, window_size)?;
+        let mut time = GenerationTime {
+            io: loading.elapsed().as_secs_f64(),
+            ..GenerationTime::default()
+        };
+        let training_started = Instant::now();
         let steps = ((done.samples as f64 * training.samples_per_new_sample)
             / training.batch_size as f64)
             .ceil() as u64;
@@ -556,6 +669,8 @@ impl<'a, V: Rules> Run<'a, V> {
             );
         }
         self.progress.finish();
+        time.training = training_started.elapsed().as_secs_f64();
+        let saving = Instant::now();
         let metrics = trainer.take_metrics();
         self.board.scalar(
             "train/window_samples",
@@ -578,7 +693,8 @@ impl<'a, V: Rules> Run<'a, V> {
         let dir = self.paths.checkpoint(generation);
         let config_copy = std::fs::read(self.paths.root.join("config.toml")).unwrap_or_default();
         trainer.save(&dir, &meta, vec![("config.toml", config_copy)])?;
-        Ok(metrics)
+        time.io += saving.elapsed().as_secs_f64();
+        Ok((metrics, time))
     }
 
     /// A match between two checkpoints under MCTS; results for the first.
