@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
-# Runs configs/quick.toml from scratch, then matches its last checkpoint against its first
-# (untrained) one and against the alpha-beta baseline at depth 2, 40 games each on balanced
-# openings with colours swapped. Learning is real when the first score is clearly above 50%.
+# Issue 13's goal for the README's main job: configs/quick.toml, trained from scratch for at
+# most ten minutes, gives a network that scores at least 50% against alphabeta:depth=2 at 64
+# simulations per move (40 games, balanced openings, colours swapped). Also plays the last
+# checkpoint against the first (untrained) one, so that learning shows even when the goal is
+# missed, and reports the training's wall clock and peak memory.
 #
-# Usage: scripts/learning-check.sh   (about 10-15 minutes on two cores)
+# Usage: scripts/learning-check.sh   (the config's 10-minute budget, then about 5 minutes of games)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet -p damas-cli
 damas=target/release/damas
 rm -rf runs/quick
-/usr/bin/time -f "training: %e s wall, %M KiB peak memory" "$damas" train --config configs/quick.toml --quiet
+/usr/bin/time -f "training: %e s wall, %M KiB peak memory" \
+  "$damas" train --config configs/quick.toml --quiet
 last=$(ls runs/quick/checkpoints | grep -E '^[0-9]+$' | sort | tail -1)
-net="net:runs/quick/checkpoints/$last,sims=32"
-echo "== last checkpoint ($last) against the first (000000), 40 games"
-"$damas" match --variant russian "$net" "net:runs/quick/checkpoints/000000,sims=32" \
+net="net:runs/quick/checkpoints/$last,sims=64"
+echo "== last checkpoint ($last) against the first (000000), 40 games, 64 simulations"
+"$damas" match --variant russian "$net" "net:runs/quick/checkpoints/000000,sims=64" \
   --games 40 --quiet --out runs/quick/learning-check/vs-first
-echo "== last checkpoint ($last) against alphabeta:depth=2, 40 games"
+echo "== last checkpoint ($last) against alphabeta:depth=2, 40 games, 64 simulations"
 "$damas" match --variant russian "$net" alphabeta:depth=2 \
-  --games 40 --quiet --out runs/quick/learning-check/vs-baseline
+  --games 40 --quiet --out runs/quick/learning-check/vs-depth2
+score=$(python3 -c 'import json,sys
+r=json.load(open("runs/quick/learning-check/vs-depth2/results.json"))
+print(sum(g["white_points"] if g["white"]==0 else 1-g["white_points"] for g in r["games"])/len(r["games"]))')
+echo "goal: at least 0.50 against depth 2; measured $score"

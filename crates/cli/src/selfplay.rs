@@ -82,10 +82,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let report = report?;
     println!("{}", summary(&report.stats, report.seconds));
     println!(
-        "network: {} positions in {} batches, {:.1}% of the time; {} shards in {}",
+        "network: {} positions in {} batches, {:.1}% of the time; cache hits {:.1}% of {} \
+         leaves; {} shards in {}",
         report.evaluations,
         report.batches,
         100.0 * report.network_share(),
+        100.0 * report.cache.hit_rate(),
+        report.cache.lookups,
         report.shards.len(),
         job.out.join("shards").display()
     );

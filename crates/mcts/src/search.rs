@@ -41,6 +41,10 @@ pub struct SearchConfig {
     /// Most leaves one tree sends to a single batch (the rest of the batch comes from other
     /// games); more leaves per tree means more virtual loss and a less exact search.
     pub leaves_per_batch: u32,
+    /// Positions with exactly one legal move (forced captures are common in draughts) are
+    /// walked through inside the tree instead of being sent to the network: the evaluation
+    /// goes to the first position after them where there is a choice.
+    pub walk_forced_moves: bool,
 }
 
 impl Default for SearchConfig {
@@ -56,6 +60,7 @@ impl Default for SearchConfig {
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 1.0,
             leaves_per_batch: 4,
+            walk_forced_moves: true,
         }
     }
 }
@@ -360,6 +365,11 @@ impl<V: Rules> Search<V> {
                         let value = outcome_value(outcome, game.position().turn());
                         self.tree.node_mut(id).state = NodeState::Terminal(value);
                         self.tree.back_up(&path, value, false);
+                    } else if self.config.walk_forced_moves && game.legal_moves().len() == 1 {
+                        // Nothing to choose: expand without the network and walk on.
+                        let moves = game.legal_moves().to_vec();
+                        self.tree.expand(id, &moves, &[1.0]);
+                        continue;
                     } else {
                         let moves = game.legal_moves().to_vec();
                         self.tree.node_mut(id).state = NodeState::Pending;

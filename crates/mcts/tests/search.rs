@@ -94,10 +94,13 @@ fn puct_finds_the_only_forced_win_with_a_know_nothing_evaluator() {
         search.start_with_budget(800, RootNoise::Off);
         search.run(&UniformEvaluator);
         let chosen = search.choose(0.0);
-        assert_eq!(
-            chosen,
-            winning,
-            "position {:?}",
+        // The only win within three plies, or another forced win the search saw through
+        // forced replies (walking through one-move positions reaches deeper).
+        let mut after = game.clone();
+        after.play(&game.legal_moves()[chosen]);
+        assert!(
+            chosen == winning || loses_within(&after, 6),
+            "position {:?}: chose {chosen}, the win in three is {winning}",
             damas_rules::to_fen::<Russian>(game.position())
         );
         assert!(
@@ -254,4 +257,115 @@ proptest! {
         let index = search.choose(1.0);
         prop_assert!(game.legal_moves().contains(&search.report().moves[index]));
     }
+}
+
+/// Counts the leaves it is sent, and how many of them had a single legal move.
+#[derive(Default)]
+struct LeafCounter {
+    leaves: std::sync::atomic::AtomicUsize,
+    forced: std::sync::atomic::AtomicUsize,
+}
+
+impl<V: Rules> Evaluator<V> for LeafCounter {
+    fn evaluate(&self, leaves: &[Leaf<'_, V>]) -> Vec<Evaluation> {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.leaves.fetch_add(leaves.len(), Relaxed);
+        let forced = leaves.iter().filter(|leaf| leaf.moves.len() == 1).count();
+        self.forced.fetch_add(forced, Relaxed);
+        UniformEvaluator.evaluate(leaves)
+    }
+}
+
+#[test]
+fn positions_with_one_legal_move_are_walked_through_not_evaluated() {
+    use std::sync::atomic::Ordering::Relaxed;
+    // Searches from positions along random Russian games, where forced captures are common.
+    let run = |walk: bool| {
+        let counter = LeafCounter::default();
+        for seed in 0..12u64 {
+            let mut game = Game::<Russian>::new();
+            game.play_random(seed, 2 * seed as u32);
+            if game.outcome().is_some() {
+                continue;
+            }
+            let mut search = Search::new(
+                game,
+                SearchConfig {
+                    walk_forced_moves: walk,
+                    ..config(200, false)
+                },
+                seed,
+            );
+            search.start(RootNoise::Off);
+            search.run(&counter);
+            let report = search.report();
+            let visits: u32 = report.visits.iter().sum();
+            assert!(visits > 0 || report.moves.len() == 1);
+        }
+        (counter.leaves.load(Relaxed), counter.forced.load(Relaxed))
+    };
+    let (leaves, forced) = run(true);
+    assert!(leaves > 0);
+    assert_eq!(forced, 0, "{forced} of {leaves} leaves had one legal move");
+    // Without the walk the same searches do send such positions: the test can tell.
+    let (_, forced_without) = run(false);
+    assert!(forced_without > 0);
+}
+
+#[test]
+fn the_cache_returns_the_stored_evaluation_and_a_counter_change_misses() {
+    use damas_mcts::CachedEvaluator;
+    use std::sync::atomic::Ordering::Relaxed;
+    let inner = LeafCounter::default();
+    let cache = CachedEvaluator::new(&inner, 1_000);
+    let mut game = Game::<Russian>::new();
+    game.play_random(3, 6);
+    let moves = game.legal_moves().to_vec();
+    let leaf = || Leaf {
+        game: &game,
+        moves: &moves,
+    };
+    let first = Evaluator::<Russian>::evaluate(&cache, &[leaf()]);
+    let again = Evaluator::<Russian>::evaluate(&cache, &[leaf(), leaf()]);
+    assert_eq!(again, vec![first[0].clone(), first[0].clone()]);
+    assert_eq!(inner.leaves.load(Relaxed), 1, "answered from the cache");
+    assert_eq!(cache.stats().hits, 2);
+    assert_eq!(cache.stats().lookups, 3);
+    // The same squares reached with another draw counter (a king move played and undone by
+    // both sides leaves the position as it was, one repetition and four king plies later) are
+    // a different input to the network: the cache must not answer.
+    let kings = "W:WK31:BK2";
+    let start = damas_rules::parse_fen::<Russian>(kings).unwrap();
+    let mut shuffled = Game::<Russian>::from_position(start);
+    for text in ["31-27", "2-6", "27-31", "6-2"] {
+        let mv = damas_rules::parse_move::<Russian>(shuffled.position(), text).unwrap();
+        shuffled.play(&mv);
+    }
+    let fresh = Game::<Russian>::from_position(start);
+    assert_eq!(shuffled.position(), fresh.position());
+    assert_ne!(shuffled.king_move_plies(), fresh.king_move_plies());
+    let (a, b) = (
+        fresh.legal_moves().to_vec(),
+        shuffled.legal_moves().to_vec(),
+    );
+    let before = inner.leaves.load(Relaxed);
+    Evaluator::<Russian>::evaluate(
+        &cache,
+        &[Leaf {
+            game: &fresh,
+            moves: &a,
+        }],
+    );
+    Evaluator::<Russian>::evaluate(
+        &cache,
+        &[Leaf {
+            game: &shuffled,
+            moves: &b,
+        }],
+    );
+    assert_eq!(
+        inner.leaves.load(Relaxed),
+        before + 2,
+        "both went to the network"
+    );
 }

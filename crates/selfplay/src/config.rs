@@ -30,6 +30,10 @@ pub struct SelfPlayConfig {
     pub resign_threshold: f32,
     /// Consecutive own moves below the threshold before resigning.
     pub resign_moves: u32,
+    /// A side behind by at least this much material (men count 1, kings 3) is treated as if
+    /// its search value were below the resignation threshold: decided games end early, with
+    /// the same check games and false-resignation count (0: off; never in losing variants).
+    pub adjudicate_material: u32,
     /// Fraction of games in which resignation is disabled, to count false resignations.
     pub resign_check_fraction: f32,
     /// Games still going after this many plies are adjudicated drawn.
@@ -42,6 +46,9 @@ pub struct SelfPlayConfig {
     pub inference_threads: usize,
     /// Games per shard file.
     pub games_per_shard: u32,
+    /// Evaluations remembered per cache generation (two generations are kept), shared by all
+    /// games of the round (0: no cache).
+    pub cache_positions: usize,
 }
 
 impl Default for SelfPlayConfig {
@@ -56,12 +63,14 @@ impl Default for SelfPlayConfig {
             openings: None,
             resign_threshold: -0.95,
             resign_moves: 3,
+            adjudicate_material: 0,
             resign_check_fraction: 0.1,
             max_plies: 300,
             workers: 1,
             games_per_worker: 32,
             inference_threads: 2,
             games_per_shard: 64,
+            cache_positions: 100_000,
         }
     }
 }
@@ -184,6 +193,18 @@ impl SelfPlayConfig {
             "inference_threads",
             &self.inference_threads,
             "1 to 256",
+        )?;
+        check(
+            self.adjudicate_material <= 100,
+            "adjudicate_material",
+            &self.adjudicate_material,
+            "0 (off) to 100",
+        )?;
+        check(
+            self.cache_positions <= 100_000_000,
+            "cache_positions",
+            &self.cache_positions,
+            "0 (off) to 100000000",
         )?;
         check(
             self.games_per_shard >= 1,

@@ -6,7 +6,7 @@ use crate::config::SelfPlayConfig;
 use crate::output::{ShardWriter, Stats};
 use crate::play::{TimedEvaluator, play_games};
 use crate::shard::ShardError;
-use damas_mcts::Evaluator;
+use damas_mcts::{CacheStats, CachedEvaluator, Evaluator};
 use damas_rules::{Position, Rules};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -30,6 +30,8 @@ pub struct SelfPlayReport {
     pub workers: usize,
     /// The shard files written.
     pub shards: Vec<PathBuf>,
+    /// The evaluation cache's hits and lookups.
+    pub cache: CacheStats,
 }
 
 impl SelfPlayReport {
@@ -63,12 +65,13 @@ pub fn play_into_shards<V: Rules, E: Evaluator<V>>(
     mut on_game: impl FnMut(&Stats, f64),
 ) -> Result<SelfPlayReport, ShardError> {
     let timed = TimedEvaluator::new(evaluator);
+    let cached = CachedEvaluator::new(&timed, config.cache_positions);
     let started = Instant::now();
     let mut stats = Stats::default();
     let mut lengths = Vec::new();
     let mut failure = None;
     let model = writer.model().to_string();
-    play_games::<V, _>(config, &timed, games, seed, &model, openings, |record| {
+    play_games::<V, _>(config, &cached, games, seed, &model, openings, |record| {
         stats.add(&record);
         lengths.push(record.plies);
         if failure.is_none()
@@ -91,6 +94,7 @@ pub fn play_into_shards<V: Rules, E: Evaluator<V>>(
         network_seconds: timed.time().as_secs_f64(),
         workers: config.workers.max(1),
         shards: writer.written().to_vec(),
+        cache: cached.stats(),
     })
 }
 

@@ -7,7 +7,7 @@ use damas_mcts::{Evaluation, Evaluator, Leaf, RootNoise, Search, evaluate_pendin
 use damas_nn::PackedPosition;
 use damas_nn::encoding::policy_target;
 use damas_rules::{
-    ByColor, Color, Game, Outcome, Position, Rules, WinReason, write_game_with_outcome,
+    Bits, ByColor, Color, Game, Outcome, Position, Rules, WinReason, write_game_with_outcome,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -166,7 +166,12 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
             };
             slot.samples.push((sample, turn));
         }
-        if searched && report.value < self.config.resign_threshold {
+        let decided = material_deficit(game.position(), turn).is_some_and(|deficit| {
+            self.config.adjudicate_material > 0
+                && !V::LOSING
+                && deficit >= self.config.adjudicate_material as i32
+        });
+        if searched && (report.value < self.config.resign_threshold || decided) {
             *slot.low_value_moves.get_mut(turn) += 1;
         } else if searched {
             *slot.low_value_moves.get_mut(turn) = 0;
@@ -314,4 +319,15 @@ pub fn play_games<V: Rules, E: Evaluator<V>>(
             on_game(record);
         }
     });
+}
+
+/// How far `side` is behind in material (men 1, kings 3; negative when ahead), or `None` when
+/// the position has no pieces to count.
+fn material_deficit<G: damas_rules::Geometry>(position: &Position<G>, side: Color) -> Option<i32> {
+    let material = |c: Color| {
+        let kings = position.kings(c).count() as i32;
+        position.pieces(c).count() as i32 - kings + 3 * kings
+    };
+    let (ours, theirs) = (material(side), material(!side));
+    (ours + theirs > 0).then_some(theirs - ours)
 }

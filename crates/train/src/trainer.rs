@@ -140,7 +140,8 @@ impl<V: Rules> Trainer<V> {
         self.config.learning_rate_at(self.step)
     }
 
-    /// One optimisation step on `batch`; returns that step's metrics.
+    /// One optimisation step on `batch`; returns that step's metrics (value accuracy against
+    /// the game results, whatever the value target mixes in).
     pub fn train_step(&mut self, batch: &[&Sample]) -> TrainMetrics {
         let shape = BoardShape::of::<V>();
         let n = batch.len();
@@ -154,7 +155,8 @@ impl<V: Rules> Trainer<V> {
             for &(index, p) in &sample.policy {
                 policy[i * shape.policy_len() + index as usize] = p;
             }
-            wdl[i * 3 + (1 - sample.result as i64) as usize] = 1.0;
+            let target = value_target(sample, self.config.search_value_weight);
+            wdl[i * 3..i * 3 + 3].copy_from_slice(&target);
         }
         let dims = [n, damas_nn::INPUT_PLANES, shape.height, shape.width];
         let x = Tensor::<4>::from_data(TensorData::new(inputs, dims), &self.device);
@@ -186,7 +188,7 @@ impl<V: Rules> Trainer<V> {
                 let best = (0..3)
                     .max_by(|&a, &b| row[a].total_cmp(&row[b]))
                     .expect("three outcomes");
-                wdl[3 * i + best] == 1.0
+                best == (1 - batch[i].result as i64) as usize
             })
             .count();
         let metrics = TrainMetrics {
@@ -227,4 +229,15 @@ impl<V: Rules> Trainer<V> {
         };
         save_checkpoint(dir, &meta, &self.model, extra)
     }
+}
+
+/// The win/draw/loss target of a sample: the game's result `z` as a one-hot, mixed with weight
+/// `search_weight` with the search's value `q` as (max(q,0), 1-|q|, max(-q,0)) (KataGo and Lc0
+/// train on such a mix: q is less noisy than one game's result, z is unbiased).
+pub fn value_target(sample: &Sample, search_weight: f32) -> [f32; 3] {
+    let mut z = [0.0; 3];
+    z[(1 - i32::from(sample.result).clamp(-1, 1)) as usize] = 1.0;
+    let q = sample.search_value.clamp(-1.0, 1.0);
+    let q = [q.max(0.0), 1.0 - q.abs(), (-q).max(0.0)];
+    std::array::from_fn(|k| (1.0 - search_weight) * z[k] + search_weight * q[k])
 }

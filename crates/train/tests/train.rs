@@ -260,3 +260,35 @@ fn gating_keeps_the_old_network_until_a_new_one_passes() {
     assert!(models.contains(&"tiny/000001".to_string()), "{models:?}");
     let _ = std::fs::remove_dir_all(&runs);
 }
+
+#[test]
+fn the_mixed_value_target_is_the_result_blended_with_the_search_value() {
+    use damas_nn::PackedPosition;
+    use damas_rules::Game;
+    use damas_selfplay::Sample;
+    use damas_train::value_target;
+    let game = Game::<Russian>::new();
+    let sample = |result: i8, search_value: f32| Sample {
+        position: PackedPosition::of(&game),
+        policy: vec![],
+        result,
+        search_value,
+        ply: 0,
+    };
+    let close = |a: [f32; 3], b: [f32; 3]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6);
+    // Weight 0: the result alone.
+    assert_eq!(value_target(&sample(1, -0.4), 0.0), [1.0, 0.0, 0.0]);
+    assert_eq!(value_target(&sample(0, 0.9), 0.0), [0.0, 1.0, 0.0]);
+    // Weight 1: q as (max(q,0), 1-|q|, max(-q,0)).
+    assert!(close(value_target(&sample(1, -0.4), 1.0), [0.0, 0.6, 0.4]));
+    // Weight 0.25, a won game the search thought half lost: 0.75 z + 0.25 q.
+    assert!(close(
+        value_target(&sample(1, -0.5), 0.25),
+        [0.75, 0.125, 0.125]
+    ));
+    assert!(close(value_target(&sample(-1, 0.2), 0.5), [0.1, 0.4, 0.5]));
+    for (result, q) in [(1, 0.3), (0, -1.0), (-1, 1.0)] {
+        let sum: f32 = value_target(&sample(result, q), 0.7).iter().sum();
+        assert!((sum - 1.0).abs() < 1e-6);
+    }
+}
