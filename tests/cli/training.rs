@@ -183,3 +183,61 @@ fn train_survives_kill_9_at_any_moment_and_resumes() {
     assert!(!stdout(&out).contains("generation 4"), "{}", stdout(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn bench_learning_trains_for_a_budget_and_rates_checkpoints_on_the_ladder() {
+    let dir = fresh_dir("learning");
+    // The bench lifts the config's generation count: the six-second budget ends the run.
+    let config = tiny_train_config(&dir, "tiny", 1);
+    let out_dir = dir.join("bench");
+    let out = damas(
+        &[
+            "bench",
+            "learning",
+            "--config",
+            config.to_str().unwrap(),
+            "--minutes",
+            "0.1",
+            "--every",
+            "0.05",
+            "--sims",
+            "4",
+            "--depths",
+            "2",
+            "--rounds",
+            "1",
+            "--quiet",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("minutes"), "{text}");
+    assert!(text.contains("wall clock over"), "{text}");
+    let curve: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("curve.json")).unwrap())
+            .unwrap();
+    let points = curve["points"].as_array().unwrap();
+    // Generation 0 and at least one trained checkpoint, each with results against both depths.
+    assert!(points.len() >= 2, "{curve}");
+    assert_eq!(points[0]["generation"], 0);
+    for point in points {
+        assert_eq!(point["against"].as_array().unwrap().len(), 2, "{point}");
+    }
+    let ladder = curve["ladder"].as_array().unwrap();
+    assert_eq!(ladder[0][1]["elo"], 0.0, "depth 1 is the anchor");
+    // Each generation's wall clock is accounted for, and the run's clock only grows.
+    let clocks: Vec<f64> = curve["time"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry[1]["elapsed"].as_f64().unwrap())
+        .collect();
+    assert!(!clocks.is_empty() && clocks[0] > 0.0, "{curve}");
+    assert!(clocks.windows(2).all(|w| w[0] < w[1]), "{clocks:?}");
+    let png = std::fs::read(out_dir.join("curve.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let _ = std::fs::remove_dir_all(&dir);
+}

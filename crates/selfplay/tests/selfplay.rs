@@ -160,3 +160,52 @@ fn configs_reject_unknown_keys_and_fill_defaults() {
     assert!(error.contains("fast_simulations"), "{error}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn material_adjudication_ends_decided_games_early() {
+    // White has eight men against Black's two, too far apart to meet within four plies:
+    // decided, but a know-nothing search sees values of 0 and never resigns.
+    let start = damas_rules::parse_fen::<Russian>("W:W21,22,23,24,25,26,27,28:B1,2").unwrap();
+    let play = |margin: u32| {
+        let config = SelfPlayConfig {
+            adjudicate_material: margin,
+            resign_check_fraction: 0.0,
+            resign_moves: 2,
+            opening_plies: 0,
+            ..quick_config()
+        };
+        let mut records = Vec::new();
+        play_games::<Russian, _>(
+            &config,
+            &UniformEvaluator,
+            4,
+            9,
+            "uniform",
+            &[start],
+            |record| records.push(record),
+        );
+        records
+    };
+    for record in play(4) {
+        assert!(
+            matches!(
+                record.outcome,
+                Outcome::Win {
+                    winner: damas_rules::Color::White,
+                    reason: damas_rules::WinReason::Resignation
+                }
+            ),
+            "{:?}",
+            record.outcome
+        );
+        // Black resigns at its second move behind: by ply 4.
+        assert!(record.plies <= 4, "{} plies", record.plies);
+    }
+    for record in play(0) {
+        assert!(
+            record.plies > 4,
+            "{} plies without adjudication",
+            record.plies
+        );
+    }
+}
