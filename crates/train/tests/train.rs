@@ -292,3 +292,40 @@ fn the_mixed_value_target_is_the_result_blended_with_the_search_value() {
         assert!((sum - 1.0).abs() < 1e-6);
     }
 }
+
+#[test]
+fn the_brainking_variants_and_the_site_rules_train_two_generations() {
+    // Each new board (5x5 lines, all 64 squares), piece kind (parachutists) and move kind
+    // (removals, linear moves, drops) through self-play, shards, the encoding, training and the
+    // evaluation matches. (The older variants share their boards with Russian's and
+    // international's runs, tested elsewhere.)
+    let runs = std::env::temp_dir().join(format!("damas-train-new-{}", std::process::id()));
+    let new = [
+        "corner",
+        "oneway",
+        "parachute",
+        "gothic",
+        "alquerque",
+        "hawaiian",
+        "dameo",
+        "international-site",
+    ];
+    for name in new {
+        let variant: damas_rules::Variant = name.parse().unwrap();
+        let started = std::time::Instant::now();
+        let _ = std::fs::remove_dir_all(&runs);
+        let text = TINY
+            .replace("variant = \"russian\"", &format!("variant = \"{variant}\""))
+            .replace("name = \"tiny\"", &format!("name = \"tiny-{variant}\""));
+        let config = TrainConfig::parse(&text).expect("valid config");
+        let file = damas_train::ConfigFile { config, text };
+        let summary = damas_train::train(&file, &runs, &mut Silent)
+            .unwrap_or_else(|e| panic!("{variant}: {e:?}"));
+        assert_eq!(summary.generation, 2, "{variant}");
+        let root = runs.join(format!("tiny-{variant}"));
+        assert!(root.join("checkpoints/000002/eval.json").exists(), "{variant}");
+        assert!(!list_shards(&root.join("shards")).unwrap().is_empty(), "{variant}");
+        eprintln!("{variant}: {:.1}s", started.elapsed().as_secs_f64());
+    }
+    let _ = std::fs::remove_dir_all(&runs);
+}
