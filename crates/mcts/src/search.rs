@@ -45,6 +45,10 @@ pub struct SearchConfig {
     /// walked through inside the tree instead of being sent to the network: the evaluation
     /// goes to the first position after them where there is a choice.
     pub walk_forced_moves: bool,
+    /// KataGo's forced playouts, `k`: with root noise on, each root move gets at least
+    /// sqrt(k x prior x root visits) visits, and the policy target then prunes those visits
+    /// back as far as the move would not have earned them (0: off; KataGo uses 2).
+    pub forced_playouts: f32,
 }
 
 impl Default for SearchConfig {
@@ -61,6 +65,7 @@ impl Default for SearchConfig {
             gumbel_c_scale: 1.0,
             leaves_per_batch: 4,
             walk_forced_moves: true,
+            forced_playouts: 0.0,
         }
     }
 }
@@ -380,7 +385,10 @@ impl<V: Rules> Search<V> {
                     return true;
                 }
                 NodeState::Expanded => {
-                    let index = forced.take().unwrap_or_else(|| self.select(id));
+                    let index = forced
+                        .take()
+                        .or_else(|| (path.len() == 1).then(|| self.forced_root_move()).flatten())
+                        .unwrap_or_else(|| self.select(id));
                     let mv = self.tree.edges(id)[index].mv;
                     let child = self.tree.child_or_new(id, index);
                     game.play(&mv);
@@ -388,6 +396,73 @@ impl<V: Rules> Search<V> {
                 }
             }
         }
+    }
+
+    /// Visits root move `prior` is owed by forced playouts when the root has `visits`.
+    fn forced_visits(&self, prior: f32, visits: u32) -> f32 {
+        (self.config.forced_playouts * prior * visits as f32).sqrt()
+    }
+
+    /// The root move furthest below its forced playouts, if any (only with root noise on).
+    fn forced_root_move(&self) -> Option<usize> {
+        if self.config.forced_playouts <= 0.0 || !self.noise || self.gumbel.is_some() {
+            return None;
+        }
+        let root = Tree::<V::Geometry>::ROOT;
+        let node = self.tree.node(root);
+        let visits = node.visits + node.in_flight;
+        self.tree
+            .edges(root)
+            .iter()
+            .enumerate()
+            .filter_map(|(index, edge)| {
+                let tried = edge.child().map_or(0, |c| {
+                    self.tree.node(c).visits + self.tree.node(c).in_flight
+                });
+                let owed = self.forced_visits(edge.prior, visits) - tried as f32;
+                (owed >= 1.0).then_some((index, owed))
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(index, _)| index)
+    }
+
+    /// The root's visits with forced playouts pruned back (KataGo): every move but the most
+    /// visited loses as many of its forced visits as it can while its PUCT score stays at most
+    /// the best move's; a move left with a single visit loses it.
+    pub fn pruned_visits(&self) -> Vec<u32> {
+        let root = Tree::<V::Geometry>::ROOT;
+        let edges = self.tree.edges(root);
+        let stats: Vec<(u32, f32)> = edges
+            .iter()
+            .map(|e| {
+                e.child().map_or((0, 0.0), |c| {
+                    let node = self.tree.node(c);
+                    // The child's mean is from the root's view already negated for its mover.
+                    (node.visits, if node.visits > 0 { node.mean() } else { 0.0 })
+                })
+            })
+            .collect();
+        let total: u32 = stats.iter().map(|s| s.0).sum();
+        let Some(best) = (0..stats.len()).max_by_key(|&i| stats[i].0) else {
+            return Vec::new();
+        };
+        let exploration = self.config.c_puct * (total.max(1) as f32).sqrt();
+        let puct = |i: usize, n: f32| stats[i].1 + exploration * edges[i].prior / (1.0 + n);
+        let ceiling = puct(best, stats[best].0 as f32);
+        (0..stats.len())
+            .map(|i| {
+                let n = stats[i].0;
+                if i == best || n == 0 {
+                    return n;
+                }
+                let forced = self.forced_visits(edges[i].prior, total).floor() as u32;
+                let mut kept = n.saturating_sub(forced);
+                while kept < n && puct(i, kept as f32) > ceiling {
+                    kept += 1;
+                }
+                if kept <= 1 { 0 } else { kept }
+            })
+            .collect()
     }
 
     /// The PUCT choice among the edges of `id`.
@@ -506,10 +581,19 @@ impl<V: Rules> Search<V> {
             .map(|e| e.child().map_or(0, |c| self.tree.node(c).visits))
             .collect();
         let total: u32 = visits.iter().sum();
-        let policy = match &self.gumbel {
-            Some(gumbel) => gumbel.improved_policy(&self.tree, &self.config, self.root_value()),
-            None if total == 0 => edges.iter().map(|e| e.prior).collect(),
-            None => visits.iter().map(|&n| n as f32 / total as f32).collect(),
+        let pruned = (self.config.forced_playouts > 0.0 && self.noise && total > 0)
+            .then(|| self.pruned_visits())
+            .filter(|kept| kept.iter().sum::<u32>() > 0);
+        let policy = match (&self.gumbel, pruned) {
+            (Some(gumbel), _) => {
+                gumbel.improved_policy(&self.tree, &self.config, self.root_value())
+            }
+            _ if total == 0 => edges.iter().map(|e| e.prior).collect(),
+            (None, Some(kept)) => {
+                let sum: u32 = kept.iter().sum();
+                kept.iter().map(|&n| n as f32 / sum as f32).collect()
+            }
+            (None, None) => visits.iter().map(|&n| n as f32 / total as f32).collect(),
         };
         SearchReport {
             moves: edges.iter().map(|e| e.mv).collect(),

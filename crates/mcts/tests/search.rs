@@ -369,3 +369,47 @@ fn the_cache_returns_the_stored_evaluation_and_a_counter_change_misses() {
         "both went to the network"
     );
 }
+
+#[test]
+fn forced_playouts_visit_every_move_and_the_pruned_target_sums_to_one() {
+    for seed in 0..6u64 {
+        let mut game = Game::<International>::new();
+        game.play_random(seed, 6 + seed as u32);
+        if game.legal_moves().len() < 3 {
+            continue;
+        }
+        let cfg = SearchConfig {
+            forced_playouts: 2.0,
+            leaves_per_batch: 1,
+            ..config(400, false)
+        };
+        let mut search = Search::new(game.clone(), cfg, seed);
+        search.start(RootNoise::On);
+        search.run(&StaticEvaluator::default());
+        let report = search.report();
+        let total: u32 = report.visits.iter().sum();
+        // Forced playouts: every move got about sqrt(2 x prior x visits) visits at least.
+        let priors: Vec<f32> = search.tree().edges(0).iter().map(|e| e.prior).collect();
+        for (visits, prior) in report.visits.iter().zip(&priors) {
+            let owed = (2.0 * prior * total as f32).sqrt().floor() as u32;
+            assert!(*visits + 1 >= owed, "{visits} visits, {owed} owed");
+        }
+        // The target: a distribution, the best move kept whole, the others pruned, never raised.
+        let sum: f32 = report.policy.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-4, "pruned target sums to {sum}");
+        let kept = search.pruned_visits();
+        let best = report.most_visited().unwrap();
+        assert_eq!(kept[best], report.visits[best]);
+        assert!(kept.iter().zip(&report.visits).all(|(k, v)| k <= v));
+        assert!(kept.iter().sum::<u32>() < total, "something was pruned");
+        // Without noise (evaluation games) nothing is forced and the target is the visit share.
+        let mut quiet = Search::new(game, search.config().clone(), seed);
+        quiet.start(RootNoise::Off);
+        quiet.run(&StaticEvaluator::default());
+        let report = quiet.report();
+        let total: u32 = report.visits.iter().sum();
+        for (p, v) in report.policy.iter().zip(&report.visits) {
+            assert!((p - *v as f32 / total as f32).abs() < 1e-6);
+        }
+    }
+}
