@@ -217,6 +217,13 @@ impl GenerationTime {
         let text = std::fs::read_to_string(dir.join("time.json")).ok()?;
         serde_json::from_str(&text).ok()
     }
+
+    /// Writes the record into checkpoint `dir`, atomically.
+    fn write(&self, dir: &Path) -> Result<(), RunError> {
+        let path = dir.join("time.json");
+        let text = serde_json::to_string_pretty(self).expect("serializable");
+        write_atomically(&path, text.as_bytes()).map_err(io_error(&path))
+    }
 }
 
 /// What a finished run reports.
@@ -372,9 +379,7 @@ impl<'a, V: Rules> Run<'a, V> {
                 elapsed: trained_at + evaluation,
                 ..GenerationTime::default()
             };
-            let path = self.paths.checkpoint(generation).join("time.json");
-            let text = serde_json::to_string_pretty(&time).expect("serializable");
-            write_atomically(&path, text.as_bytes()).map_err(io_error(&path))?;
+            time.write(&self.paths.checkpoint(generation))?;
         }
         if generation > 0 {
             self.say(&format!("resuming after generation {generation}"));
@@ -403,9 +408,7 @@ impl<'a, V: Rules> Run<'a, V> {
             let evaluation = self.evaluate(generation)?;
             time.evaluation = evaluated.elapsed().as_secs_f64();
             time.elapsed = time.trained_at + time.evaluation;
-            let path = self.paths.checkpoint(generation).join("time.json");
-            let text = serde_json::to_string_pretty(&time).expect("serializable");
-            write_atomically(&path, text.as_bytes()).map_err(io_error(&path))?;
+            time.write(&self.paths.checkpoint(generation))?;
             for (tag, seconds) in [
                 ("time/selfplay_seconds", time.selfplay),
                 ("time/training_seconds", time.training),

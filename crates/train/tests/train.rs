@@ -323,9 +323,31 @@ fn the_brainking_variants_and_the_site_rules_train_two_generations() {
             .unwrap_or_else(|e| panic!("{variant}: {e:?}"));
         assert_eq!(summary.generation, 2, "{variant}");
         let root = runs.join(format!("tiny-{variant}"));
-        assert!(root.join("checkpoints/000002/eval.json").exists(), "{variant}");
-        assert!(!list_shards(&root.join("shards")).unwrap().is_empty(), "{variant}");
+        assert!(
+            root.join("checkpoints/000002/eval.json").exists(),
+            "{variant}"
+        );
+        assert!(
+            !list_shards(&root.join("shards")).unwrap().is_empty(),
+            "{variant}"
+        );
         eprintln!("{variant}: {:.1}s", started.elapsed().as_secs_f64());
     }
     let _ = std::fs::remove_dir_all(&runs);
+}
+
+#[test]
+fn ablation_configs_are_valid_and_named_after_their_files() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/ablation");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let config =
+                TrainConfig::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_eq!(path.file_stem().unwrap().to_str().unwrap(), config.name);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 2, "{checked} configs");
 }
