@@ -6,6 +6,7 @@
 //! - [`trainer`]: the burn model, optimiser and training step.
 //! - [`tensorboard`]: TensorBoard output.
 //! - [`run`]: the loop and its files.
+//! - [`verify`]: checking a run directory's files.
 
 pub mod bench;
 pub mod config;
@@ -13,7 +14,9 @@ pub mod replay;
 pub mod run;
 pub mod tensorboard;
 pub mod trainer;
+pub mod verify;
 
 pub use config::{ConfigFile, TrainConfig};
 pub use run::{Progress, Run, RunError, RunPaths, RunSummary, Silent, train};
 pub use trainer::{TrainMetrics, Trainer};
+pub use verify::{RunContents, check_run};
