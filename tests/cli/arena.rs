@@ -226,3 +226,90 @@ fn match_against_a_dxp_engine_listening_on_loopback() {
     drop(engine_out);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn command_line_values_are_checked_and_named() {
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &[
+                "match",
+                "--variant",
+                "russian",
+                "random",
+                "random",
+                "--games",
+                "0",
+            ],
+            "'0' for '--games",
+        ),
+        (
+            &[
+                "match",
+                "--variant",
+                "russian",
+                "random",
+                "random",
+                "--concurrency",
+                "0",
+            ],
+            "'0' for '--concurrency",
+        ),
+        (
+            &[
+                "match",
+                "--variant",
+                "russian",
+                "random",
+                "random",
+                "--time",
+                "-1",
+            ],
+            "'-1' for '--time",
+        ),
+        (
+            &[
+                "match",
+                "--variant",
+                "russian",
+                "alphabeta:depth=0",
+                "random",
+            ],
+            "depth=0: depth must be at least 1",
+        ),
+        (
+            &["match", "--variant", "russian", "net:x,sims=0", "random"],
+            "sims=0: sims must be at least 1",
+        ),
+        (
+            &[
+                "tournament",
+                "--variant",
+                "russian",
+                "--players",
+                "random",
+                "random",
+                "--rounds",
+                "0",
+            ],
+            "'0' for '--rounds",
+        ),
+        (
+            &[
+                "selfplay",
+                "--variant",
+                "russian",
+                "--games",
+                "0",
+                "--out",
+                "nowhere",
+            ],
+            "'0' for '--games",
+        ),
+    ];
+    for (args, named) in cases {
+        let out = damas(args, "");
+        assert!(!out.status.success(), "{args:?} was accepted");
+        let error = stderr(&out);
+        assert!(error.contains(named), "{args:?}: {error}");
+    }
+}

@@ -42,12 +42,26 @@ pub struct SpecError {
     pub message: String,
 }
 
-fn seconds(value: &str) -> Option<Duration> {
-    value
-        .parse::<f64>()
-        .ok()
-        .filter(|s| s.is_finite() && *s > 0.0)
-        .map(Duration::from_secs_f64)
+/// A time in seconds: positive, finite and at most a day.
+fn seconds(value: &str, key: &str) -> Result<Duration, String> {
+    match value.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Ok(Duration::from_secs_f64(s)),
+        Ok(_) => Err(format!(
+            "{key}={value}: seconds must be positive and at most 86400"
+        )),
+        Err(_) => Err(format!(
+            "{key}={value}: `{value}` is not a number of seconds"
+        )),
+    }
+}
+
+/// A count that must be at least 1 (`depth`, `nodes`, `sims`).
+fn count<T: FromStr + PartialOrd + From<u8>>(value: &str, key: &str) -> Result<T, String> {
+    match value.parse::<T>() {
+        Ok(n) if n >= T::from(1) => Ok(n),
+        Ok(_) => Err(format!("{key}={value}: {key} must be at least 1")),
+        Err(_) => Err(format!("{key}={value}: `{value}` is not a whole number")),
+    }
 }
 
 impl FromStr for PlayerSpec {
@@ -67,11 +81,10 @@ impl FromStr for PlayerSpec {
                     let (key, value) = option
                         .split_once('=')
                         .ok_or_else(|| fail(format!("`{option}` is not key=value")))?;
-                    let bad = || fail(format!("`{value}` is not a valid {key}"));
                     match key {
-                        "depth" => limits.depth = Some(value.parse().map_err(|_| bad())?),
-                        "nodes" => limits.nodes = Some(value.parse().map_err(|_| bad())?),
-                        "time" => limits.move_time = Some(seconds(value).ok_or_else(bad)?),
+                        "depth" => limits.depth = Some(count(value, key).map_err(fail)?),
+                        "nodes" => limits.nodes = Some(count(value, key).map_err(fail)?),
+                        "time" => limits.move_time = Some(seconds(value, key).map_err(fail)?),
                         other => {
                             return Err(fail(format!(
                                 "unknown option `{other}` (depth, nodes, time)"
@@ -92,20 +105,8 @@ impl FromStr for PlayerSpec {
                 let (mut simulations, mut time, mut gumbel) = (None, None, false);
                 for option in parts {
                     match option.split_once('=') {
-                        Some(("sims", v)) => {
-                            simulations = Some(
-                                v.parse()
-                                    .ok()
-                                    .filter(|&n| n > 0)
-                                    .ok_or_else(|| fail(format!("`{v}` is not a valid sims")))?,
-                            )
-                        }
-                        Some(("time", v)) => {
-                            time = Some(
-                                seconds(v)
-                                    .ok_or_else(|| fail(format!("`{v}` is not a valid time")))?,
-                            )
-                        }
+                        Some(("sims", v)) => simulations = Some(count(v, "sims").map_err(fail)?),
+                        Some(("time", v)) => time = Some(seconds(v, "time").map_err(fail)?),
                         None if option == "gumbel" => gumbel = true,
                         _ => {
                             return Err(fail(format!(

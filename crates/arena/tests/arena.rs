@@ -125,6 +125,32 @@ fn player_strings_parse_and_reject_nonsense() {
 }
 
 #[test]
+fn player_string_values_are_checked_like_config_values() {
+    for (bad, named) in [
+        ("alphabeta:depth=0", "depth=0: depth must be at least 1"),
+        ("alphabeta:nodes=0", "nodes=0: nodes must be at least 1"),
+        ("alphabeta:depth=-3", "depth=-3: `-3` is not a whole number"),
+        ("alphabeta:time=0", "time=0: seconds must be positive"),
+        ("alphabeta:time=-1", "time=-1: seconds must be positive"),
+        ("alphabeta:time=nan", "time=nan: seconds must be positive"),
+        (
+            "alphabeta:time=1e300",
+            "time=1e300: seconds must be positive and at most 86400",
+        ),
+        ("net:x,sims=0", "sims=0: sims must be at least 1"),
+        (
+            "net:x,sims=4294967296",
+            "sims=4294967296: `4294967296` is not a whole number",
+        ),
+        ("net:x,time=inf", "time=inf: seconds must be positive"),
+    ] {
+        let error = bad.parse::<PlayerSpec>().unwrap_err().to_string();
+        assert!(error.contains(named), "{bad}: {error}");
+        assert!(error.contains(&format!("`{bad}`")), "{error}");
+    }
+}
+
+#[test]
 fn a_tournament_of_depths_ranks_them_in_order() {
     let depths = [1u32, 2, 3, 4];
     let factories: Vec<BoxedFactory<Russian>> = depths

@@ -25,13 +25,13 @@ pub struct Common {
     #[arg(long, default_value_t = 4)]
     opening_plies: u32,
     /// Games played at once.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = crate::args::at_least_one::<usize>)]
     concurrency: usize,
     /// Seconds per move for outside (Hub, DXP) engines.
-    #[arg(long, default_value_t = 0.1)]
+    #[arg(long, default_value_t = 0.1, value_parser = crate::args::positive_seconds)]
     time: f64,
     /// Games longer than this many plies are drawn.
-    #[arg(long, default_value_t = GameRules::default().max_plies)]
+    #[arg(long, default_value_t = GameRules::default().max_plies, value_parser = crate::args::at_least_one::<u32>)]
     max_plies: u32,
     /// Adjudicate a win when both players' scores agree beyond this many hundredths of a man
     /// (networks report value x 1000) for four moves each.
@@ -96,7 +96,7 @@ pub struct MatchArgs {
     /// The second player.
     second: String,
     /// Games (each opening twice, colours swapped).
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = crate::args::at_least_one::<u32>)]
     games: u32,
     /// Stop as soon as a sequential probability ratio test decides: `elo0,elo1,alpha,beta`.
     #[arg(long)]
@@ -115,13 +115,13 @@ pub struct TournamentArgs {
     #[arg(long)]
     checkpoints: Option<PathBuf>,
     /// With --checkpoints: every Nth checkpoint (the last one always).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::args::at_least_one::<u32>)]
     every: u32,
     /// With --checkpoints: simulations per move (default: each checkpoint's own search).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::args::at_least_one::<u32>)]
     sims: Option<u32>,
     /// Rounds: each pair meets twice per round, colours swapped.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = crate::args::at_least_one::<u32>)]
     rounds: u32,
     /// Only the first player meets the others (a gauntlet).
     #[arg(long)]

@@ -68,3 +68,30 @@ pub fn parse_minutes(s: &str) -> Result<std::time::Duration, String> {
         _ => Err(format!("`{s}` is not a positive number of minutes")),
     }
 }
+
+/// Parses a count that must be at least 1 (`--games`, `--concurrency`, `--rounds`, ...).
+pub fn at_least_one<T>(s: &str) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + From<u8>,
+{
+    let n: T = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a whole number"))?;
+    if n < T::from(1) {
+        return Err(format!("`{s}` is too small: at least 1"));
+    }
+    Ok(n)
+}
+
+/// Parses a time in seconds that must be positive and finite (`--time`, `--seconds`).
+pub fn positive_seconds(s: &str) -> Result<f64, String> {
+    let seconds: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(format!("`{s}`: seconds must be a positive finite number"));
+    }
+    Ok(seconds)
+}

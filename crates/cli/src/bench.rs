@@ -66,10 +66,10 @@ struct LearningArgs {
 struct EngineArgs {
     /// Search depth per position (default: 11 on 10x10 and larger, 13 on 8x8 diagonal boards,
     /// 8 on all-square boards, about a second per family).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::args::at_least_one::<u32>)]
     depth: Option<u32>,
     /// Positions per variant.
-    #[arg(long, default_value_t = 6)]
+    #[arg(long, default_value_t = 6, value_parser = crate::args::at_least_one::<u32>)]
     positions: u32,
     /// Only this variant (default: one per board family).
     #[arg(long, value_parser = crate::args::parse_variant)]
@@ -87,22 +87,22 @@ struct SelfPlayArgs {
     #[arg(long, value_delimiter = ',', default_value = "1,16,64,128")]
     batches: Vec<usize>,
     /// Self-play games to time.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = crate::args::at_least_one::<u32>)]
     games: u32,
     /// Simulations per move in the self-play part.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, value_parser = crate::args::at_least_one::<u32>)]
     simulations: u32,
     /// Game threads in the self-play part.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::args::at_least_one::<usize>)]
     workers: usize,
     /// Games in flight per worker (sets the batch size self-play reaches).
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = crate::args::at_least_one::<usize>)]
     games_per_worker: usize,
     /// Threads of burn's CPU kernels.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = crate::args::at_least_one::<usize>)]
     inference_threads: usize,
     /// Seconds per network measurement.
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = 2.0, value_parser = crate::args::positive_seconds)]
     seconds: f64,
 }
 
@@ -114,13 +114,13 @@ struct TrainArgs {
     #[command(flatten)]
     size: SizeArgs,
     /// Batch size.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = crate::args::at_least_one::<usize>)]
     batch: usize,
     /// Steps to time (after one warm-up step).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = crate::args::at_least_one::<u64>)]
     steps: u64,
     /// Threads of burn's kernels.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = crate::args::at_least_one::<usize>)]
     threads: usize,
 }
 

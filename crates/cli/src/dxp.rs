@@ -24,13 +24,13 @@ pub struct Args {
     #[arg(long, default_value = "white", value_parser = crate::args::parse_color)]
     color: Color,
     /// When connecting: minutes per side announced in GAMEREQ.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = crate::args::at_least_one::<u32>)]
     minutes: u32,
     /// Games to play before exiting (listening: 0 means keep serving).
     #[arg(long, default_value_t = 1)]
     games: u32,
     /// Games longer than this many plies are ended as draws.
-    #[arg(long, default_value_t = 400)]
+    #[arg(long, default_value_t = 400, value_parser = crate::args::at_least_one::<u32>)]
     max_plies: u32,
     /// A 10x10 variant both sides play (DXP is for 10x10 boards).
     #[arg(long, default_value = "international", value_parser = crate::args::parse_variant)]

@@ -18,7 +18,7 @@ pub struct Args {
     #[arg(long, default_value = "none")]
     model: ModelSource,
     /// Games to play.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, value_parser = crate::args::at_least_one::<u32>)]
     games: u32,
     /// Output directory: shards go to OUT/shards, games to OUT/games.
     #[arg(long)]

@@ -1,7 +1,7 @@
 //! `damas train --config configs/<name>.toml`: the training loop in `runs/<name>/`, resumable;
 //! progress bars per phase, or plain log lines with `--quiet`.
 
-use damas_train::{ConfigFile, Progress, train};
+use damas_train::{ConfigFile, Progress, check_run, train};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
@@ -17,6 +17,9 @@ pub struct Args {
     /// No progress bars: only the per-generation summary lines.
     #[arg(long)]
     quiet: bool,
+    /// Train nothing: load every checkpoint and read every shard of the run, print the counts.
+    #[arg(long)]
+    check: bool,
 }
 
 /// Progress bars with indicatif, or nothing but lines.
@@ -70,6 +73,18 @@ impl Progress for Bars {
 /// Runs `damas train`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let file = ConfigFile::read(&args.config)?;
+    if args.check {
+        let c = check_run(&file.config, &args.runs)?;
+        println!(
+            "checkpoints {} (last generation {}), generations played {}, shards {}, samples {}: all verify",
+            c.checkpoints,
+            c.last_generation.map_or("none".into(), |g| g.to_string()),
+            c.generations_played,
+            c.shards,
+            c.samples
+        );
+        return Ok(());
+    }
     let mut bars = Bars::new(args.quiet);
     train(&file, &args.runs, &mut bars)?;
     Ok(())

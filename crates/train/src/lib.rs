@@ -7,6 +7,7 @@
 //! - [`tensorboard`]: TensorBoard output.
 //! - [`run`]: the loop and its files.
 //! - [`learning`]: strength against training time (`damas bench learning`).
+//! - [`verify`]: checking a run directory's files.
 
 pub mod bench;
 pub mod config;
@@ -15,7 +16,9 @@ pub mod replay;
 pub mod run;
 pub mod tensorboard;
 pub mod trainer;
+pub mod verify;
 
 pub use config::{ConfigFile, TrainConfig};
 pub use run::{GenerationTime, Progress, Run, RunError, RunPaths, RunSummary, Silent, train};
 pub use trainer::{TrainMetrics, Trainer, value_target};
+pub use verify::{RunContents, check_run};

@@ -351,3 +351,71 @@ fn ablation_configs_are_valid_and_named_after_their_files() {
     }
     assert!(checked >= 2, "{checked} configs");
 }
+
+/// Every file under `dir` with its bytes.
+fn files_under(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else {
+            files.insert(path.clone(), std::fs::read(&path).unwrap());
+        }
+    }
+    files
+}
+
+/// Makes `dir` and every directory under it read-only, or writable again.
+fn set_read_only(dir: &Path, read_only: bool) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            set_read_only(&path, read_only);
+        }
+    }
+    let mut permissions = std::fs::metadata(dir).unwrap().permissions();
+    permissions.set_readonly(read_only);
+    std::fs::set_permissions(dir, permissions).unwrap();
+}
+
+#[test]
+fn an_unwritable_run_directory_is_named_and_leaves_its_files_intact() {
+    let runs = std::env::temp_dir().join(format!("damas-train-readonly-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&runs);
+    run(&TINY.replace("generations = 2", "generations = 0"), &runs);
+    let root = runs.join("tiny");
+    let before = files_under(&root);
+    set_read_only(&root, true);
+    // Root ignores permissions: then there is nothing to test.
+    let probe = root.join("probe");
+    if std::fs::write(&probe, b"").is_ok() {
+        let _ = std::fs::remove_file(&probe);
+        set_read_only(&root, false);
+        let _ = std::fs::remove_dir_all(&runs);
+        eprintln!("skipped: permissions are not enforced for this user");
+        return;
+    }
+    let text = TINY.replace("generations = 2", "generations = 1");
+    let config = TrainConfig::parse(&text).unwrap();
+    let mut silent = Silent;
+    let result =
+        Run::<Russian>::open(&config, &text, &runs, &mut silent).and_then(|mut run| run.run());
+    set_read_only(&root, false);
+    let error = result
+        .err()
+        .expect("an unwritable run directory is refused");
+    let mut message = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        message += &format!(": {cause}");
+        source = cause.source();
+    }
+    assert!(
+        message.contains(&root.display().to_string()),
+        "the error names no path of the run: {message}"
+    );
+    assert!(message.contains("ermission denied"), "{message}");
+    assert_eq!(files_under(&root), before, "files already written changed");
+    let _ = std::fs::remove_dir_all(&runs);
+}

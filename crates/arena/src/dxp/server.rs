@@ -259,7 +259,7 @@ impl DxpServer {
         for stream in self.listener.incoming() {
             let result = stream
                 .map_err(io("cannot accept a connection"))
-                .and_then(|stream| serve_connection(stream, options, &mut played, log));
+                .and_then(|stream| serve_connection(stream, options, true, &mut played, log));
             if let Err(error) = result {
                 log(&format!("connection closed: {}", chain(&error)));
             }
@@ -282,15 +282,30 @@ fn chain(error: &dyn std::error::Error) -> String {
     text
 }
 
+/// Plays the games one accepted connection requests, as [`DxpServer::serve`] does with each,
+/// until the connection closes or `options.games` are played; returns the games played.
+/// `echo` copies every message to standard error.
+pub fn serve_stream(
+    stream: TcpStream,
+    options: &DxpOptions,
+    echo: bool,
+    log: &mut dyn FnMut(&str),
+) -> Result<u32, DxpError> {
+    let mut played = 0;
+    serve_connection(stream, options, echo, &mut played, log)?;
+    Ok(played)
+}
+
 /// Plays the games one connection requests, one after the other, until it closes or the
 /// server has played `options.games`.
 fn serve_connection(
     stream: TcpStream,
     options: &DxpOptions,
+    echo: bool,
     played: &mut u32,
     log: &mut dyn FnMut(&str),
 ) -> Result<(), DxpError> {
-    let mut link = Link::new(stream, true).map_err(io("the connection"))?;
+    let mut link = Link::new(stream, echo).map_err(io("the connection"))?;
     while let Some(message) = link.receive().map_err(io("the connection"))? {
         match message.chars().next() {
             Some('R') => {}

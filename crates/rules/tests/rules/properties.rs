@@ -26,8 +26,9 @@ struct Playout {
 }
 
 impl VariantVisitor for Playout {
-    type Output = u32;
-    fn visit<V: Rules>(self) -> u32 {
+    /// Plies played, and how the game ended if it did.
+    type Output = (u32, Option<String>);
+    fn visit<V: Rules>(self) -> (u32, Option<String>) {
         let mut rng = self.seed;
         let mut game = Game::<V>::new();
         let mut played = 0;
@@ -89,7 +90,7 @@ impl VariantVisitor for Playout {
             assert_eq!(after.turn(), !us);
             played += 1;
         }
-        played
+        (played, game.outcome().map(|o| o.to_string()))
     }
 }
 
@@ -98,16 +99,29 @@ proptest! {
 
     #[test]
     fn random_playouts_keep_invariants(variant in 0..Variant::ALL.len(), seed in any::<u64>()) {
-        let played = Variant::ALL[variant].visit(Playout { seed, plies: 400 });
+        let (played, _) = Variant::ALL[variant].visit(Playout { seed, plies: 400 });
         prop_assert!(played > 0);
     }
 }
+
+/// Random games end by the rules (a win, or a draw rule) well before this many plies in every
+/// variant: the draw rules bound a game without captures or promotions, and captures and
+/// promotions are finite.
+const END_BOUND: u32 = 3000;
 
 #[test]
 fn every_variant_plays_to_an_end() {
     for variant in Variant::ALL {
         for seed in 0..8 {
-            variant.visit(Playout { seed, plies: 2000 });
+            let (played, outcome) = variant.visit(Playout {
+                seed,
+                plies: END_BOUND,
+            });
+            assert!(
+                outcome.is_some(),
+                "{variant} (seed {seed}): no outcome after {played} plies"
+            );
+            assert!(played < END_BOUND, "{variant} (seed {seed})");
         }
     }
 }

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The training loop under SIGKILL: a tiny run (the tests' tiny config, GENERATIONS generations)
+# is killed at KILLS random moments (self-play, training, evaluation, checkpoint writes) and
+# resumed after each. After every kill, what was complete before it must still be there (at
+# most the generation in progress is lost) and every checkpoint and shard must verify
+# (`damas train --check`); at the end the run must have as many generations and checkpoints as
+# an uninterrupted run of the same config.
+#
+# Usage: scripts/kill-soak.sh [KILLS] [GENERATIONS]   (defaults 20 and 4; minutes on two cores)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kills=${1:-20}
+generations=${2:-4}
+cargo test --workspace --no-run --quiet 2>/dev/null || cargo test --workspace --no-run
+damas=$PWD/target/debug/damas
+work=$(mktemp -d /tmp/damas-kill-soak.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cat > "$work/soak.toml" <<TOML
+name = "soak"
+variant = "russian"
+generations = $generations
+games_per_generation = 6
+[network]
+blocks = 1
+channels = 8
+[selfplay]
+fast_simulations = 4
+full_search_fraction = 0.5
+max_plies = 80
+games_per_worker = 2
+games_per_shard = 2
+[selfplay.search]
+simulations = 12
+[training]
+batch_size = 16
+window_min = 50
+[evaluation]
+baseline_games = 2
+previous_games = 2
+simulations = 6
+TOML
+
+# What a run directory holds: complete checkpoints and generations played.
+state() {
+  local root=$1/soak
+  local c=0 g=0
+  [ -d "$root/checkpoints" ] && c=$(find "$root/checkpoints" -maxdepth 2 -name meta.json | wc -l)
+  [ -d "$root/shards" ] && g=$(find "$root/shards" -maxdepth 1 -name '*.done' | wc -l)
+  echo "$c $g"
+}
+
+echo "== uninterrupted run"
+start=$(date +%s.%N)
+"$damas" train --config "$work/soak.toml" --runs "$work/reference" --quiet > "$work/reference.log"
+reference_seconds=$(echo "$(date +%s.%N) - $start" | bc)
+read -r ref_checkpoints ref_generations <<< "$(state "$work/reference")"
+echo "reference: $ref_checkpoints checkpoints, $ref_generations generations played, ${reference_seconds%.*} s"
+"$damas" train --config "$work/soak.toml" --runs "$work/reference" --check
+
+echo "== $kills kills"
+runs=$work/soak-runs
+survived=0
+lost_total=0
+max_lost=0
+for k in $(seq 1 "$kills"); do
+  # A random moment within the whole run's length.
+  delay=$(awk -v max="$reference_seconds" -v seed="$RANDOM$k" 'BEGIN { srand(seed); printf "%.2f", rand() * max }')
+  "$damas" train --config "$work/soak.toml" --runs "$runs" --quiet >> "$work/soak.log" 2>&1 &
+  pid=$!
+  sleep "$delay"
+  read -r c_before g_before <<< "$(state "$runs")"
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -KILL "$pid"
+    wait "$pid" 2>/dev/null || true
+    read -r c_after g_after <<< "$(state "$runs")"
+    if [ "$c_after" -lt "$c_before" ] || [ "$g_after" -lt "$g_before" ]; then
+      echo "kill $k: completed work lost ($c_before/$g_before -> $c_after/$g_after)"; exit 1
+    fi
+    # Resume check: every file already complete verifies.
+    if ! "$damas" train --config "$work/soak.toml" --runs "$runs" --check > "$work/check.txt" 2>&1; then
+      echo "kill $k after ${delay}s: the run does not verify:"; cat "$work/check.txt"; exit 1
+    fi
+    survived=$((survived + 1))
+    echo "kill $k at ${delay}s: $c_after checkpoints, $g_after generations played; verifies"
+  else
+    wait "$pid" || { echo "kill $k: the run failed on its own"; tail "$work/soak.log"; exit 1; }
+    echo "kill $k at ${delay}s: the run had already finished"
+  fi
+  # A resumed run redoes at most the generation in progress: it must get past where it was.
+  read -r c_mid g_mid <<< "$(state "$runs")"
+  if [ "$c_mid" -ge $((ref_checkpoints)) ]; then
+    # Finished: start over so the next kill lands in a live run again.
+    mv "$runs" "$work/finished-$k"
+    "$damas" train --config "$work/soak.toml" --runs "$work/finished-$k" --check > /dev/null
+  fi
+done
+
+echo "== final resume"
+"$damas" train --config "$work/soak.toml" --runs "$runs" --quiet >> "$work/soak.log" 2>&1
+read -r final_checkpoints final_generations <<< "$(state "$runs")"
+"$damas" train --config "$work/soak.toml" --runs "$runs" --check
+echo "kills survived: $survived of $kills (the others landed after the run had finished)"
+echo "final: $final_checkpoints checkpoints, $final_generations generations played; uninterrupted: $ref_checkpoints, $ref_generations"
+if [ "$final_checkpoints" != "$ref_checkpoints" ] || [ "$final_generations" != "$ref_generations" ]; then
+  echo "FAIL: the killed run's structure differs from the uninterrupted run's"; exit 1
+fi
+for d in "$work"/finished-*; do
+  [ -d "$d" ] || continue
+  read -r c g <<< "$(state "$d")"
+  if [ "$c" != "$ref_checkpoints" ] || [ "$g" != "$ref_generations" ]; then
+    echo "FAIL: $d has $c checkpoints, $g generations"; exit 1
+  fi
+done
+echo "OK"
