@@ -46,18 +46,20 @@ pub struct Common {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    #[command(flatten)]
+    device: crate::args::DeviceArgs,
 }
 
 impl Common {
-    fn options(&self, default_out: &str) -> ArenaOptions {
-        ArenaOptions {
+    fn options(&self, default_out: &str) -> Result<ArenaOptions, damas_nn::DeviceError> {
+        Ok(ArenaOptions {
             variant: self.variant,
             openings: self.openings.clone(),
             opening_plies: self.opening_plies,
             concurrency: self.concurrency,
             settings: PlayerSettings {
                 engine_time: Duration::from_secs_f64(self.time),
-                ..PlayerSettings::default()
+                device: self.device.open()?,
             },
             rules: GameRules {
                 max_plies: self.max_plies,
@@ -69,7 +71,7 @@ impl Common {
                 .clone()
                 .unwrap_or_else(|| PathBuf::from(default_out)),
             seed: self.seed,
-        }
+        })
     }
 
     fn bar(&self, total: usize) -> ProgressBar {
@@ -131,7 +133,7 @@ pub struct TournamentArgs {
 /// Runs `damas match`.
 pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
     let options = MatchOptions {
-        arena: args.common.options("runs/arena/match"),
+        arena: args.common.options("runs/arena/match")?,
         players: [args.first, args.second],
         games: args.games,
         sprt: args.sprt,
@@ -184,7 +186,7 @@ pub fn run_tournament(args: TournamentArgs) -> anyhow::Result<()> {
         None => (args.players.clone(), None),
     };
     let options = TournamentOptions {
-        arena: args.common.options("runs/arena/tournament"),
+        arena: args.common.options("runs/arena/tournament")?,
         players,
         checkpoints,
         rounds: args.rounds,

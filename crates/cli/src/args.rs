@@ -1,6 +1,6 @@
 //! Arguments shared by several subcommands.
 
-use damas_nn::NetworkSize;
+use damas_nn::{DeviceChoice, NetworkSize};
 use damas_rules::{ParseFenError, Position, Rules, Variant, parse_fen};
 
 /// The `--variant` and `--fen` options of the commands that work on a position.
@@ -43,6 +43,27 @@ impl SizeArgs {
             channels: self.channels,
         }
     }
+}
+
+/// The `--device` option of the commands that run a network.
+#[derive(clap::Args, Clone, Copy)]
+pub struct DeviceArgs {
+    /// Where networks run: cpu, wgpu, cuda or cuda:N (wgpu and cuda need a build with
+    /// `--features wgpu` or `--features cuda`).
+    #[arg(long, default_value = "cpu", value_parser = parse_device)]
+    pub device: DeviceChoice,
+}
+
+impl DeviceArgs {
+    /// The burn device, checked to exist.
+    pub fn open(self) -> Result<damas_nn::Device, damas_nn::DeviceError> {
+        self.device.open()
+    }
+}
+
+/// Parses a `--device` value.
+pub fn parse_device(s: &str) -> Result<DeviceChoice, String> {
+    s.parse::<DeviceChoice>().map_err(|e| e.to_string())
 }
 
 /// Parses a `--variant` value.

@@ -1,7 +1,7 @@
 //! `damas bench engine|selfplay|train|learning`: speed measurements, printed as tables, and
 //! strength against training time.
 
-use crate::args::SizeArgs;
+use crate::args::{DeviceArgs, SizeArgs};
 use crate::train::Bars;
 use damas_rules::Variant;
 use damas_train::ConfigFile;
@@ -60,6 +60,9 @@ struct LearningArgs {
     /// No progress bars.
     #[arg(long)]
     quiet: bool,
+    /// Where networks run, in place of the config's `device` key: cpu, wgpu, cuda or cuda:N.
+    #[arg(long, value_parser = crate::args::parse_device)]
+    device: Option<damas_nn::DeviceChoice>,
 }
 
 #[derive(clap::Args)]
@@ -95,15 +98,18 @@ struct SelfPlayArgs {
     /// Game threads in the self-play part.
     #[arg(long, default_value_t = 1, value_parser = crate::args::at_least_one::<usize>)]
     workers: usize,
-    /// Games in flight per worker (sets the batch size self-play reaches).
-    #[arg(long, default_value_t = 16, value_parser = crate::args::at_least_one::<usize>)]
-    games_per_worker: usize,
+    /// Games in flight per worker (sets the batch size self-play reaches); the device's
+    /// self-play default if omitted.
+    #[arg(long, value_parser = crate::args::at_least_one::<usize>)]
+    games_per_worker: Option<usize>,
     /// Threads of burn's CPU kernels.
     #[arg(long, default_value_t = 2, value_parser = crate::args::at_least_one::<usize>)]
     inference_threads: usize,
     /// Seconds per network measurement.
     #[arg(long, default_value_t = 2.0, value_parser = crate::args::positive_seconds)]
     seconds: f64,
+    #[command(flatten)]
+    device: DeviceArgs,
 }
 
 #[derive(clap::Args)]
@@ -122,6 +128,8 @@ struct TrainArgs {
     /// Threads of burn's kernels.
     #[arg(long, default_value_t = 2, value_parser = crate::args::at_least_one::<usize>)]
     threads: usize,
+    #[command(flatten)]
+    device: DeviceArgs,
 }
 
 fn engine(args: EngineArgs) {
@@ -158,14 +166,16 @@ fn selfplay(args: SelfPlayArgs) -> anyhow::Result<()> {
         games_per_worker: args.games_per_worker,
         inference_threads: args.inference_threads,
         seconds: args.seconds,
+        device: args.device.device,
     };
     let bench = selfplay_bench(&options)?;
     println!(
-        "network {}x{} on {} ({:.1} MFLOP per position); CPU peak {:.0} GFLOP/s \
+        "network {}x{} on {}, device {} ({:.1} MFLOP per position); CPU peak {:.0} GFLOP/s \
          ({} threads x 32 flop/cycle x {:.2} GHz)",
         options.size.blocks,
         options.size.channels,
         options.variant,
+        options.device,
         bench.flops_per_position / 1e6,
         bench.peak_gflops,
         bench.threads,
@@ -217,7 +227,7 @@ fn selfplay(args: SelfPlayArgs) -> anyhow::Result<()> {
 }
 
 fn learning(args: LearningArgs) -> anyhow::Result<()> {
-    let config = ConfigFile::read(&args.config)?;
+    let config = ConfigFile::read_on(&args.config, args.device)?;
     let out = args
         .out
         .unwrap_or_else(|| std::path::Path::new("runs/learning").join(&config.config.name));
@@ -250,15 +260,17 @@ fn train(args: TrainArgs) -> anyhow::Result<()> {
         batch: args.batch,
         steps: args.steps,
         threads: args.threads,
+        device: args.device.device,
     };
     let bench = train_bench(&options)?;
     println!(
-        "train {} {}x{} batch {} on {} threads: {:.0} samples/s ({:.3} s/step), \
+        "train {} {}x{} batch {} on {} ({} CPU threads): {:.0} samples/s ({:.3} s/step), \
          about {:.1} GFLOP/s",
         options.variant,
         options.size.blocks,
         options.size.channels,
         options.batch,
+        options.device,
         bench.threads,
         bench.samples_per_second,
         bench.seconds_per_step,

@@ -38,13 +38,18 @@ pub struct Args {
     /// Name sent to the other side.
     #[arg(long, default_value = "damas")]
     name: String,
+    #[command(flatten)]
+    device: crate::args::DeviceArgs,
 }
 
 /// Runs `damas dxp`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let options = DxpOptions {
         engine: args.engine,
-        settings: PlayerSettings::default(),
+        settings: PlayerSettings {
+            device: args.device.open()?,
+            ..PlayerSettings::default()
+        },
         variant: args.variant,
         name: args.name,
         max_plies: args.max_plies,

@@ -15,6 +15,8 @@ pub struct Args {
     /// `move-time` and `time` budget the search, `depth` does not apply.
     #[arg(long)]
     model: Option<PathBuf>,
+    #[command(flatten)]
+    device: crate::args::DeviceArgs,
 }
 
 /// Runs `damas hub` until `quit` or the end of the input.
@@ -22,7 +24,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let options = ServerOptions {
         tt_megabytes: usize::from(args.tt),
         model: args.model,
-        device: damas_nn::cpu(),
+        device: args.device.open()?,
     };
     serve(
         std::io::stdin().lock(),

@@ -62,6 +62,8 @@ struct EvalArgs {
     /// win/draw/loss probabilities and the legal moves with their indices and probabilities.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    device: crate::args::DeviceArgs,
 }
 
 fn eval(args: EvalArgs) -> anyhow::Result<()> {
@@ -70,7 +72,7 @@ fn eval(args: EvalArgs) -> anyhow::Result<()> {
         random_plies: args.random_plies,
         seed: args.seed,
     };
-    let mut report = inspect(&args.model, &choice, &damas_nn::cpu())?;
+    let mut report = inspect(&args.model, &choice, &args.device.open()?)?;
     if args.top > 0 {
         report.moves.truncate(args.top);
     }

@@ -22,6 +22,8 @@ pub struct Args {
     /// Seed of the opponent's random choices (random if omitted).
     #[arg(long)]
     seed: Option<u64>,
+    #[command(flatten)]
+    device: crate::args::DeviceArgs,
 }
 
 struct Run<'a>(&'a Args);
@@ -33,7 +35,10 @@ impl VariantVisitor for Run<'_> {
         let start = args.position.position::<V>().context("invalid --fen")?;
         let mut game = Game::<V>::from_position(start);
         let seed = args.seed.unwrap_or_else(rand::random);
-        let factory = args.opponent.factory::<V>(&PlayerSettings::default())?;
+        let factory = args.opponent.factory::<V>(&PlayerSettings {
+            device: args.device.open()?,
+            ..PlayerSettings::default()
+        })?;
         let mut opponent = factory(seed);
         opponent.new_game();
         let stdin = std::io::stdin();

@@ -32,6 +32,8 @@ pub struct Args {
     /// No progress bar; one summary line at the end.
     #[arg(long)]
     quiet: bool,
+    #[command(flatten)]
+    device: crate::args::DeviceArgs,
 }
 
 /// One line: games, positions/s, average length, W/D/L, resignation checks.
@@ -57,12 +59,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let job = SelfPlayJob {
         variant: args.variant,
         model: args.model,
-        device: damas_nn::cpu(),
+        device: args.device.open()?,
         games: args.games,
         out: args.out,
         config: match &args.config {
-            Some(path) => SelfPlayConfig::read(path)?,
-            None => SelfPlayConfig::default(),
+            Some(path) => SelfPlayConfig::read(path, args.device.device)?,
+            None => SelfPlayConfig::defaults_for(args.device.device),
         },
         seed: args.seed,
     };

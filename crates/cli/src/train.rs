@@ -20,6 +20,10 @@ pub struct Args {
     /// Train nothing: load every checkpoint and read every shard of the run, print the counts.
     #[arg(long)]
     check: bool,
+    /// Where the networks train and play, in place of the config's `device` key: cpu, wgpu,
+    /// cuda or cuda:N (a run may change device between resumes).
+    #[arg(long, value_parser = crate::args::parse_device)]
+    device: Option<damas_nn::DeviceChoice>,
 }
 
 /// Progress bars with indicatif, or nothing but lines.
@@ -72,7 +76,7 @@ impl Progress for Bars {
 
 /// Runs `damas train`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let file = ConfigFile::read(&args.config)?;
+    let file = ConfigFile::read_on(&args.config, args.device)?;
     if args.check {
         let c = check_run(&file.config, &args.runs)?;
         println!(

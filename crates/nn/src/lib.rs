@@ -7,10 +7,12 @@
 //!   predictor behind [`damas_mcts::Evaluator`].
 //! - [`checkpoint`]: reading and writing checkpoint directories.
 //! - [`export`]: safetensors files with the encoding contract in their metadata.
+//! - [`device`]: [`DeviceChoice`], where networks run (`cpu`, `wgpu`, `cuda:N`).
 //!
 //! The CPU backend is burn's `flex`; `cuda` and `wgpu` are opt-in features.
 
 pub mod checkpoint;
+pub mod device;
 pub mod encoding;
 pub mod evaluator;
 pub mod export;
@@ -21,6 +23,7 @@ pub use checkpoint::{
     CheckpointError, CheckpointMeta, checkpoint_dir, list_checkpoints, load_network, read_any_meta,
     read_meta, save_checkpoint, write_atomically,
 };
+pub use device::{DeviceChoice, DeviceError};
 pub use encoding::{BoardShape, ENCODING_VERSION, INPUT_PLANES, PackedPosition, policy_index};
 pub use evaluator::{
     BurnModel, ModelEvaluator, NetEvaluator, Outputs, PredictError, Predictor, encode_leaves,

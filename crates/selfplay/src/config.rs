@@ -2,6 +2,7 @@
 //! its own). Unknown keys are errors; missing keys take the defaults below.
 
 use damas_mcts::{InvalidValue, SearchConfig};
+use damas_nn::DeviceChoice;
 use damas_rules::{Position, Rules};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -229,22 +230,53 @@ impl SelfPlayConfig {
         })
     }
 
-    /// Reads a self-play config from a TOML file.
-    pub fn read(path: &Path) -> Result<Self, ConfigError> {
+    /// The defaults for self-play whose network runs on `device`: an accelerator gets
+    /// many more games in flight and leaves per batch, so that its batches fill it.
+    pub fn defaults_for(device: DeviceChoice) -> Self {
+        let mut config = SelfPlayConfig::default();
+        if device.is_accelerator() {
+            config.games_per_worker = 256;
+            config.search.leaves_per_batch = 8;
+        }
+        config
+    }
+
+    /// Sets the batch-size keys that `table` (this config's TOML table) does not give to
+    /// their defaults for `device`; keys the file gives are kept.
+    pub fn fill_device_defaults(&mut self, table: Option<&toml::Table>, device: DeviceChoice) {
+        let defaults = Self::defaults_for(device);
+        let given =
+            |table: Option<&toml::Table>, key: &str| table.is_some_and(|t| t.contains_key(key));
+        if !given(table, "games_per_worker") {
+            self.games_per_worker = defaults.games_per_worker;
+        }
+        let search = table
+            .and_then(|t| t.get("search"))
+            .and_then(toml::Value::as_table);
+        if !given(search, "leaves_per_batch") {
+            self.search.leaves_per_batch = defaults.search.leaves_per_batch;
+        }
+    }
+
+    /// Reads a self-play config from a TOML file, with the batch defaults of `device`.
+    pub fn read(path: &Path, device: DeviceChoice) -> Result<Self, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
             path: path.to_path_buf(),
             source,
         })?;
-        Self::parse(&text).map_err(|problem| ConfigError::Invalid {
+        Self::parse(&text, device).map_err(|problem| ConfigError::Invalid {
             path: path.to_path_buf(),
             problem,
         })
     }
 
-    /// Parses and checks self-play config text (the `[selfplay]` table's keys).
-    pub fn parse(text: &str) -> Result<Self, ConfigProblem> {
-        let config: SelfPlayConfig =
-            toml::from_str(text).map_err(|e| ConfigProblem::Syntax(e.to_string()))?;
+    /// Parses and checks self-play config text (the `[selfplay]` table's keys), with the
+    /// batch defaults of `device` for the keys it does not give.
+    pub fn parse(text: &str, device: DeviceChoice) -> Result<Self, ConfigProblem> {
+        let syntax = |e: toml::de::Error| ConfigProblem::Syntax(e.to_string());
+        let mut config: SelfPlayConfig = toml::from_str(text).map_err(syntax)?;
+        let table: toml::Table = toml::from_str(text).map_err(syntax)?;
+        config.fill_device_defaults(Some(&table), device);
         config.validate("")?;
         Ok(config)
     }

@@ -2,6 +2,7 @@
 //! legal, complete and consistent with their samples.
 
 use damas_mcts::UniformEvaluator;
+use damas_nn::DeviceChoice;
 use damas_rules::variants::{English, Russian};
 use damas_rules::{Outcome, read_games};
 use damas_selfplay::{
@@ -146,19 +147,39 @@ fn configs_reject_unknown_keys_and_fill_defaults() {
     let dir = temp_dir("config");
     let path = dir.join("selfplay.toml");
     std::fs::write(&path, "fast_simulations = 8\n[search]\nsimulations = 50\n").unwrap();
-    let config = SelfPlayConfig::read(&path).unwrap();
+    let config = SelfPlayConfig::read(&path, DeviceChoice::Cpu).unwrap();
     assert_eq!(config.fast_simulations, 8);
     assert_eq!(config.search.simulations, 50);
     assert_eq!(config.max_plies, SelfPlayConfig::default().max_plies);
 
     std::fs::write(&path, "fast_simulations = 8\n[search]\nsimulatons = 50\n").unwrap();
-    let error = SelfPlayConfig::read(&path).unwrap_err().to_string();
+    let error = SelfPlayConfig::read(&path, DeviceChoice::Cpu)
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("simulatons"), "{error}");
     assert!(error.contains("selfplay.toml"), "{error}");
     std::fs::write(&path, "fast_simulations = \"many\"\n").unwrap();
-    let error = SelfPlayConfig::read(&path).unwrap_err().to_string();
+    let error = SelfPlayConfig::read(&path, DeviceChoice::Cpu)
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("fast_simulations"), "{error}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn batch_sizes_follow_the_device_unless_the_file_sets_them() {
+    let cpu = SelfPlayConfig::parse("", DeviceChoice::Cpu).unwrap();
+    assert_eq!(cpu, SelfPlayConfig::default());
+    let gpu = SelfPlayConfig::parse("", DeviceChoice::Wgpu).unwrap();
+    assert!(gpu.games_per_worker > cpu.games_per_worker);
+    assert!(gpu.search.leaves_per_batch > cpu.search.leaves_per_batch);
+    assert_eq!(gpu, SelfPlayConfig::defaults_for(DeviceChoice::Cuda(1)));
+    let text = "games_per_worker = 3\n[search]\nleaves_per_batch = 2\n";
+    let given = SelfPlayConfig::parse(text, DeviceChoice::Wgpu).unwrap();
+    assert_eq!(
+        (given.games_per_worker, given.search.leaves_per_batch),
+        (3, 2)
+    );
 }
 
 #[test]

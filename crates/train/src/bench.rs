@@ -8,7 +8,8 @@ use crate::trainer::Trainer;
 use damas_mcts::{RootNoise, Search, UniformEvaluator};
 use damas_nn::encoding::encode;
 use damas_nn::{
-    BoardShape, BurnModel, CheckpointMeta, NetEvaluator, NetworkConfig, NetworkSize, Predictor,
+    BoardShape, BurnModel, CheckpointMeta, DeviceChoice, DeviceError, NetEvaluator, NetworkConfig,
+    NetworkSize, Predictor,
 };
 use damas_onnx::{OnnxError, OnnxModel};
 use damas_rules::{Game, Rules, Variant, VariantVisitor};
@@ -27,6 +28,9 @@ pub enum BenchError {
     /// Self-play made no samples to train on.
     #[error("no samples to train on")]
     NoSamples,
+    /// The device asked for cannot be used.
+    #[error(transparent)]
+    Device(#[from] DeviceError),
 }
 
 /// What `damas bench selfplay` measures.
@@ -44,12 +48,15 @@ pub struct SelfPlayBenchOptions {
     pub simulations: u32,
     /// Game threads.
     pub workers: usize,
-    /// Games in flight per worker (sets the batch size self-play reaches).
-    pub games_per_worker: usize,
+    /// Games in flight per worker (sets the batch size self-play reaches); the device's
+    /// self-play default if `None`.
+    pub games_per_worker: Option<usize>,
     /// Threads of burn's CPU kernels.
     pub inference_threads: usize,
     /// Seconds per network measurement.
     pub seconds: f64,
+    /// Where the network runs.
+    pub device: DeviceChoice,
 }
 
 /// The network's speed at one batch size.
@@ -128,7 +135,7 @@ pub fn selfplay_bench(options: &SelfPlayBenchOptions) -> Result<SelfPlayBench, B
         fn visit<V: Rules>(self) -> Self::Output {
             let options = self.0;
             let threads = damas_nn::set_inference_threads(options.inference_threads);
-            let device = damas_nn::cpu();
+            let device = options.device.open()?;
             let config = NetworkConfig::sized(BoardShape::of::<V>(), options.size);
             let network = config.init(&device);
             let burn = BurnModel::new(&network, BoardShape::of::<V>(), &device);
@@ -168,12 +175,15 @@ pub fn selfplay_bench(options: &SelfPlayBenchOptions) -> Result<SelfPlayBench, B
                 });
             }
 
+            let defaults = SelfPlayConfig::defaults_for(options.device);
             let mut selfplay = SelfPlayConfig {
                 workers: options.workers,
-                games_per_worker: options.games_per_worker,
+                games_per_worker: options
+                    .games_per_worker
+                    .unwrap_or(defaults.games_per_worker),
                 inference_threads: options.inference_threads,
                 resign_check_fraction: 0.0,
-                ..SelfPlayConfig::default()
+                ..defaults
             };
             selfplay.search.simulations = options.simulations;
             let timed = TimedEvaluator::new(NetEvaluator::<V>::new(&network, &device));
@@ -226,6 +236,8 @@ pub struct TrainBenchOptions {
     pub steps: u64,
     /// Threads of burn's kernels.
     pub threads: usize,
+    /// Where the network trains.
+    pub device: DeviceChoice,
 }
 
 /// What `damas bench train` found.
@@ -249,6 +261,7 @@ pub fn train_bench(options: &TrainBenchOptions) -> Result<TrainBench, BenchError
         fn visit<V: Rules>(self) -> Self::Output {
             let options = self.0;
             let threads = damas_nn::set_inference_threads(options.threads);
+            let device = options.device.open()?;
             // Real positions and targets: a few quick self-play games with the stand-in
             // evaluator.
             let mut config = SelfPlayConfig::default();
@@ -271,7 +284,7 @@ pub fn train_bench(options: &TrainBenchOptions) -> Result<TrainBench, BenchError
                 .map(|i| samples[i % samples.len()])
                 .collect();
             let network = NetworkConfig::sized(BoardShape::of::<V>(), options.size);
-            let mut trainer = Trainer::<V>::new(&network, &TrainingSection::default(), 0);
+            let mut trainer = Trainer::<V>::new(&network, &TrainingSection::default(), 0, &device);
             trainer.train_step(&batch);
             let start = Instant::now();
             for _ in 0..options.steps {

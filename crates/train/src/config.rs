@@ -2,7 +2,7 @@
 //! unknown keys are errors that name the key and the line.
 
 use damas_mcts::InvalidValue;
-use damas_nn::NetworkSize;
+use damas_nn::{DeviceChoice, NetworkSize};
 use damas_rules::Variant;
 use damas_selfplay::SelfPlayConfig;
 pub use damas_selfplay::{ConfigError, ConfigProblem};
@@ -33,6 +33,10 @@ pub struct TrainConfig {
     /// Seed of everything random in the run.
     #[serde(default)]
     pub seed: u64,
+    /// Where the networks train and play: `cpu` (default), `wgpu`, `cuda` or `cuda:N`. It
+    /// also sets the defaults of `selfplay.games_per_worker` and `selfplay.search.leaves_per_batch`.
+    #[serde(default)]
+    pub device: DeviceChoice,
     /// Network size.
     #[serde(default)]
     pub network: NetworkSize,
@@ -322,14 +326,21 @@ pub struct ConfigFile {
 impl ConfigFile {
     /// Reads and checks a config file.
     pub fn read(path: &Path) -> Result<ConfigFile, ConfigError> {
+        Self::read_on(path, None)
+    }
+
+    /// Reads and checks a config file, with `device` (from the command line) in place of the
+    /// file's `device` key when given.
+    pub fn read_on(path: &Path, device: Option<DeviceChoice>) -> Result<ConfigFile, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
             path: path.to_path_buf(),
             source,
         })?;
-        let config = TrainConfig::parse(&text).map_err(|problem| ConfigError::Invalid {
-            path: path.to_path_buf(),
-            problem,
-        })?;
+        let config =
+            TrainConfig::parse_on(&text, device).map_err(|problem| ConfigError::Invalid {
+                path: path.to_path_buf(),
+                problem,
+            })?;
         Ok(ConfigFile { config, text })
     }
 }
@@ -375,8 +386,22 @@ impl TrainConfig {
 
     /// Parses and checks config text.
     pub fn parse(text: &str) -> Result<Self, ConfigProblem> {
-        let config: TrainConfig =
-            toml::from_str(text).map_err(|e| ConfigProblem::Syntax(e.to_string()))?;
+        Self::parse_on(text, None)
+    }
+
+    /// Parses and checks config text, with `device` in place of the text's `device` key when
+    /// given; self-play batch sizes the text leaves out follow the device.
+    pub fn parse_on(text: &str, device: Option<DeviceChoice>) -> Result<Self, ConfigProblem> {
+        let syntax = |e: toml::de::Error| ConfigProblem::Syntax(e.to_string());
+        let mut config: TrainConfig = toml::from_str(text).map_err(syntax)?;
+        let table: toml::Table = toml::from_str(text).map_err(syntax)?;
+        if let Some(device) = device {
+            config.device = device;
+        }
+        let selfplay = table.get("selfplay").and_then(toml::Value::as_table);
+        config
+            .selfplay
+            .fill_device_defaults(selfplay, config.device);
         config.validate()?;
         Ok(config)
     }

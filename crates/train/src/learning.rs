@@ -171,6 +171,9 @@ pub enum LearningError {
     /// The picture could not be drawn.
     #[error(transparent)]
     Plot(#[from] PlotError),
+    /// The config's device cannot be used.
+    #[error(transparent)]
+    Device(#[from] damas_nn::DeviceError),
     /// A file could not be read or written.
     #[error("{path}")]
     Io {
@@ -249,7 +252,10 @@ pub fn learning_curve(
             openings: None,
             opening_plies: file.config.evaluation.opening_plies,
             concurrency: options.concurrency,
-            settings: PlayerSettings::default(),
+            settings: PlayerSettings {
+                device: file.config.device.open()?,
+                ..PlayerSettings::default()
+            },
             rules: GameRules {
                 max_plies: file.config.selfplay.max_plies,
                 ..GameRules::default()

@@ -26,8 +26,8 @@ use damas_engine::Limits;
 use damas_mcts::{Evaluator, StaticEvaluator};
 use damas_models::{Model, ModelError};
 use damas_nn::{
-    BoardShape, CheckpointError, CheckpointMeta, NetworkConfig, checkpoint_dir, list_checkpoints,
-    write_atomically,
+    BoardShape, CheckpointError, CheckpointMeta, Device, DeviceError, NetworkConfig,
+    checkpoint_dir, list_checkpoints, write_atomically,
 };
 use damas_rules::{Game, Position, Rules};
 use damas_selfplay::{ConfigError, ShardError, ShardWriter, play_into_shards};
@@ -83,6 +83,9 @@ pub enum RunError {
     /// The self-play settings do not work (an openings file that does not read).
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// The config's device cannot be used.
+    #[error(transparent)]
+    Device(#[from] DeviceError),
     /// The run directory holds a different run.
     #[error(
         "{dir} holds a run of {found_variant} with a {found_blocks}x{found_channels} network; \
@@ -175,6 +178,9 @@ pub struct SelfPlayDone {
     /// Positions the network evaluated.
     #[serde(default)]
     pub evaluations: u64,
+    /// Mean positions per network batch (how well the device's batches were filled).
+    #[serde(default)]
+    pub mean_batch: f64,
 }
 
 /// One checkpoint's evaluation, kept in `checkpoints/NNNNNN/eval.json`.
@@ -248,6 +254,8 @@ pub struct Run<'a, V: Rules> {
     selfplay_openings: Vec<Position<V::Geometry>>,
     /// No generation starts once the run's clock has passed this (`minutes` of the config).
     budget: Option<Duration>,
+    /// Where the networks train and play (the config's `device`, opened).
+    device: Device,
 }
 
 impl<'a, V: Rules> Run<'a, V> {
@@ -284,6 +292,7 @@ impl<'a, V: Rules> Run<'a, V> {
                 channels: config.network.channels,
             });
         }
+        let device = config.device.open()?;
         let selfplay_openings = config.selfplay.read_openings::<V>()?;
         write_atomically(&copy, config_text.as_bytes()).map_err(io_error(&copy))?;
         let log_path = paths.root.join("log.txt");
@@ -313,6 +322,7 @@ impl<'a, V: Rules> Run<'a, V> {
             openings,
             selfplay_openings,
             budget: config.minutes.map(|m| Duration::from_secs_f64(m * 60.0)),
+            device,
         })
     }
 
@@ -344,6 +354,7 @@ impl<'a, V: Rules> Run<'a, V> {
                 &self.network_config(),
                 &self.config.training,
                 self.config.seed,
+                &self.device,
             );
             let meta = CheckpointMeta::new::<V>(self.network_config());
             trainer.save(&self.paths.checkpoint(0), &meta, vec![])?;
@@ -353,6 +364,12 @@ impl<'a, V: Rules> Run<'a, V> {
                 V::NAME
             ));
         }
+        self.say(&format!(
+            "device {}; self-play: {} games in flight per worker, {} leaves per game per batch",
+            self.config.device,
+            self.config.selfplay.games_per_worker,
+            self.config.selfplay.search.leaves_per_batch
+        ));
         let mut generation = *self
             .paths
             .generations()?
@@ -430,12 +447,14 @@ impl<'a, V: Rules> Run<'a, V> {
                 },
             );
             self.say(&format!(
-                "generation {generation}: {} games, {} positions, {:.1} plies avg; policy loss {:.3}, \
-                 value loss {:.3}, value accuracy {:.1}%; vs baseline: {baseline}; time: self-play \
-                 {:.0}s, training {:.0}s, i/o {:.1}s, evaluation {:.0}s, run clock {:.1} min",
+                "generation {generation}: {} games, {} positions, {:.1} plies avg, mean batch {:.1}; \
+                 policy loss {:.3}, value loss {:.3}, value accuracy {:.1}%; vs baseline: {baseline}; \
+                 time: self-play {:.0}s, training {:.0}s, i/o {:.1}s, evaluation {:.0}s, run clock \
+                 {:.1} min",
                 done.games,
                 done.samples,
                 done.plies as f64 / done.games.max(1) as f64,
+                done.mean_batch,
                 metrics.policy_loss,
                 metrics.value_loss,
                 100.0 * metrics.value_accuracy,
@@ -572,6 +591,7 @@ impl<'a, V: Rules> Run<'a, V> {
             network_share: report.network_share(),
             cache_hit_rate: report.cache.hit_rate(),
             evaluations: report.evaluations,
+            mean_batch: report.mean_batch(),
         };
         let step = u64::from(generation);
         let board = &mut self.board;
@@ -597,6 +617,7 @@ impl<'a, V: Rules> Run<'a, V> {
         );
         board.scalar("selfplay/network_time_share", done.network_share, step);
         board.scalar("selfplay/cache_hit_rate", done.cache_hit_rate, step);
+        board.scalar("selfplay/mean_batch", done.mean_batch, step);
         board.scalar(
             "selfplay/evaluations_per_sample",
             done.evaluations as f64 / done.samples.max(1) as f64,
@@ -609,7 +630,7 @@ impl<'a, V: Rules> Run<'a, V> {
 
     /// The network of checkpoint `generation` as an evaluator.
     fn load_evaluator(&self, generation: u32) -> Result<Arc<dyn Evaluator<V>>, RunError> {
-        let model = Model::<V>::open_path(&self.paths.checkpoint(generation), &damas_nn::cpu())?;
+        let model = Model::<V>::open_path(&self.paths.checkpoint(generation), &self.device)?;
         Ok(model.evaluator())
     }
 
@@ -633,7 +654,8 @@ impl<'a, V: Rules> Run<'a, V> {
     ) -> Result<(TrainMetrics, GenerationTime), RunError> {
         let loading = Instant::now();
         let previous = self.paths.checkpoint(generation - 1);
-        let (mut trainer, meta) = Trainer::<V>::resume(&previous, &self.config.training)?;
+        let (mut trainer, meta) =
+            Trainer::<V>::resume(&previous, &self.config.training, &self.device)?;
         let training = &self.config.training;
         let total = self.total_samples(generation);
         let window_size = ReplayWindow::size_for(training, total);

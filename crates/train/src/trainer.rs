@@ -77,9 +77,14 @@ fn optimizer(config: &TrainingSection) -> ModuleOptimizer {
 }
 
 impl<V: Rules> Trainer<V> {
-    /// A fresh network of this shape with random weights (seeded), on burn's CPU backend.
-    pub fn new(network: &NetworkConfig, config: &TrainingSection, seed: u64) -> Self {
-        let device = Device::flex().autodiff();
+    /// A fresh network of this shape with random weights (seeded), trained on `device`.
+    pub fn new(
+        network: &NetworkConfig,
+        config: &TrainingSection,
+        seed: u64,
+        device: &Device,
+    ) -> Self {
+        let device = device.clone().autodiff();
         device.seed(seed);
         Trainer {
             model: network.init(&device),
@@ -92,12 +97,14 @@ impl<V: Rules> Trainer<V> {
         }
     }
 
-    /// Continues from a checkpoint: its weights, its optimiser state if it has one, its step.
+    /// Continues from a checkpoint on `device`: its weights, its optimiser state if it has
+    /// one, its step. A checkpoint written on any device loads on any other.
     pub fn resume(
         dir: &Path,
         config: &TrainingSection,
+        device: &Device,
     ) -> Result<(Self, CheckpointMeta), CheckpointError> {
-        let device = Device::flex().autodiff();
+        let device = device.clone().autodiff();
         let (model, meta) = load_network::<V>(dir, &device)?;
         let mut optimizer = optimizer(config);
         let path = dir.join("optimizer.bpk");

@@ -116,7 +116,7 @@ impl Target for SelfPlayToml {
         from_seeds(rng, &seeds)
     }
     fn run(&self, input: &[u8]) -> bool {
-        SelfPlayConfig::parse(&String::from_utf8_lossy(input)).is_ok()
+        SelfPlayConfig::parse(&String::from_utf8_lossy(input), damas_nn::DeviceChoice::Cpu).is_ok()
     }
 }
 
