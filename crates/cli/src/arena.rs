@@ -28,7 +28,7 @@ pub struct Common {
     #[arg(long, default_value_t = 2, value_parser = crate::args::at_least_one::<usize>)]
     concurrency: usize,
     /// Seconds per move for outside (Hub, DXP) engines.
-    #[arg(long, default_value_t = 0.1, value_parser = crate::args::positive_seconds)]
+    #[arg(long, default_value_t = 0.1, allow_negative_numbers = true, value_parser = crate::args::positive_seconds)]
     time: f64,
     /// Games longer than this many plies are drawn.
     #[arg(long, default_value_t = GameRules::default().max_plies, value_parser = crate::args::at_least_one::<u32>)]

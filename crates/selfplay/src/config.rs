@@ -208,10 +208,10 @@ impl SelfPlayConfig {
             "0 (off) to 100000000",
         )?;
         check(
-            self.games_per_shard >= 1,
+            (1..=512).contains(&self.games_per_shard),
             "games_per_shard",
             &self.games_per_shard,
-            "at least 1",
+            "1 to 512",
         )
     }
 

@@ -17,6 +17,12 @@ pub const MAGIC: &[u8; 8] = b"DAMASHRD";
 /// Version of the shard layout.
 pub const SHARD_FORMAT: u32 = 1;
 
+/// The most memory a shard may claim while it is decoded (its strings and sample vectors
+/// together): a damaged length field whose checksum was made to fit is refused instead of
+/// allocating gigabytes. Shards the loop writes (`games_per_shard` is at most 512) stay well
+/// under it at usual game lengths.
+pub const MAX_DECODED_BYTES: usize = 128 << 20;
+
 /// What a shard holds and how it was made.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ShardHeader {
@@ -134,13 +140,14 @@ impl Shard {
         if crc32fast::hash(body) != crc {
             return Err(ShardError::Corrupt { path });
         }
-        let (shard, used): (Shard, usize) =
-            bincode::serde::decode_from_slice(body, bincode::config::standard()).map_err(|e| {
-                ShardError::Decode {
-                    path: path.clone(),
-                    message: e.to_string(),
-                }
-            })?;
+        let (shard, used): (Shard, usize) = bincode::serde::decode_from_slice(
+            body,
+            bincode::config::standard().with_limit::<MAX_DECODED_BYTES>(),
+        )
+        .map_err(|e| ShardError::Decode {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
         if used != body.len() {
             return Err(ShardError::Decode {
                 path,
