@@ -14,6 +14,15 @@ use std::path::{Path, PathBuf};
 /// The first bytes of every shard file.
 pub const MAGIC: &[u8; 8] = b"DAMASHRD";
 
+/// Decoding claims at most 256 MiB in all: a damaged length (a string or list said to be
+/// gigabytes long) is an error before anything is allocated, not an aborted process. Real
+/// shards hold a few megabytes.
+const DECODE_LIMIT: bincode::config::Configuration<
+    bincode::config::LittleEndian,
+    bincode::config::Varint,
+    bincode::config::Limit<{ 256 << 20 }>,
+> = bincode::config::standard().with_limit::<{ 256 << 20 }>();
+
 /// Version of the shard layout.
 pub const SHARD_FORMAT: u32 = 1;
 
@@ -134,13 +143,11 @@ impl Shard {
         if crc32fast::hash(body) != crc {
             return Err(ShardError::Corrupt { path });
         }
-        let (shard, used): (Shard, usize) =
-            bincode::serde::decode_from_slice(body, bincode::config::standard()).map_err(|e| {
-                ShardError::Decode {
-                    path: path.clone(),
-                    message: e.to_string(),
-                }
-            })?;
+        let (shard, used): (Shard, usize) = bincode::serde::decode_from_slice(body, DECODE_LIMIT)
+            .map_err(|e| ShardError::Decode {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
         if used != body.len() {
             return Err(ShardError::Decode {
                 path,
