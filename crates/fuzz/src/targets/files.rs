@@ -205,7 +205,7 @@ impl Target for ShardBytes {
         let path = scratch_file(&self.scratch, "shard");
         let decoded = Shard::from_bytes(bytes, &path).is_ok();
         // One input in 16 also goes through a file and the variant check.
-        if input.len() % 16 == 0 && std::fs::write(&path, bytes).is_ok() {
+        if input.len().is_multiple_of(16) && std::fs::write(&path, bytes).is_ok() {
             return variant.visit(ReadShard(&path));
         }
         decoded
