@@ -14,14 +14,17 @@ use std::path::{Path, PathBuf};
 /// The first bytes of every shard file.
 pub const MAGIC: &[u8; 8] = b"DAMASHRD";
 
+/// Decoding claims at most 256 MiB in all: a damaged length (a string or list said to be
+/// gigabytes long) is an error before anything is allocated, not an aborted process. Real
+/// shards hold a few megabytes.
+const DECODE_LIMIT: bincode::config::Configuration<
+    bincode::config::LittleEndian,
+    bincode::config::Varint,
+    bincode::config::Limit<{ 256 << 20 }>,
+> = bincode::config::standard().with_limit::<{ 256 << 20 }>();
+
 /// Version of the shard layout.
 pub const SHARD_FORMAT: u32 = 1;
-
-/// The most memory a shard may claim while it is decoded (its strings and sample vectors
-/// together): a damaged length field whose checksum was made to fit is refused instead of
-/// allocating gigabytes. Shards the loop writes (`games_per_shard` is at most 512) stay well
-/// under it at usual game lengths.
-pub const MAX_DECODED_BYTES: usize = 128 << 20;
 
 /// What a shard holds and how it was made.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -140,11 +143,8 @@ impl Shard {
         if crc32fast::hash(body) != crc {
             return Err(ShardError::Corrupt { path });
         }
-        let (shard, used): (Shard, usize) = bincode::serde::decode_from_slice(
-            body,
-            bincode::config::standard().with_limit::<MAX_DECODED_BYTES>(),
-        )
-        .map_err(|e| ShardError::Decode {
+        let (shard, used): (Shard, usize) = bincode::serde::decode_from_slice(body, DECODE_LIMIT)
+            .map_err(|e| ShardError::Decode {
             path: path.clone(),
             message: e.to_string(),
         })?;

@@ -230,3 +230,18 @@ fn material_adjudication_ends_decided_games_early() {
         );
     }
 }
+
+/// Found by the fuzzer: a header whose variant name claims 4 GB, with a checksum that matches,
+/// aborted the process (bincode allocated the string before reading it). It is a decode error.
+#[test]
+fn a_shard_claiming_a_huge_length_is_refused_before_allocating() {
+    let mut body = vec![1u8, 252];
+    body.extend_from_slice(&4_000_000_000u32.to_le_bytes());
+    body.extend_from_slice(b"russian");
+    let mut bytes = damas_selfplay::shard::MAGIC.to_vec();
+    bytes.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+    bytes.extend_from_slice(&body);
+    let error = Shard::from_bytes(&bytes, std::path::Path::new("huge.shard")).unwrap_err();
+    let text = error.to_string();
+    assert!(text.contains("huge.shard"), "{text}");
+}

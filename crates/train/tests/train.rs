@@ -402,9 +402,9 @@ fn an_unwritable_run_directory_is_named_and_leaves_its_files_intact() {
     let result =
         Run::<Russian>::open(&config, &text, &runs, &mut silent).and_then(|mut run| run.run());
     set_read_only(&root, false);
-    let error = result
-        .err()
-        .expect("an unwritable run directory is refused");
+    let Err(error) = result else {
+        panic!("an unwritable run directory is accepted");
+    };
     let mut message = error.to_string();
     let mut source = std::error::Error::source(&error);
     while let Some(cause) = source {

@@ -13,7 +13,6 @@ use damas_train::config::TrainConfig;
 use rand::Rng;
 use rand::rngs::SmallRng;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 /// A file name under `scratch` for this thread.
 fn scratch_file(scratch: &Path, name: &str) -> PathBuf {
@@ -206,7 +205,7 @@ impl Target for ShardBytes {
         let path = scratch_file(&self.scratch, "shard");
         let decoded = Shard::from_bytes(bytes, &path).is_ok();
         // One input in 16 also goes through a file and the variant check.
-        if input.len() % 16 == 0 && std::fs::write(&path, bytes).is_ok() {
+        if input.len().is_multiple_of(16) && std::fs::write(&path, bytes).is_ok() {
             return variant.visit(ReadShard(&path));
         }
         decoded
@@ -293,7 +292,7 @@ impl Target for MetaJson {
 /// variant (slow: milliseconds per input).
 pub struct OnnxFile {
     variant: Variant,
-    seed: OnceLock<Vec<u8>>,
+    seed: Vec<u8>,
     scratch: PathBuf,
 }
 
@@ -314,11 +313,13 @@ impl VariantVisitor for Export {
 }
 
 impl OnnxFile {
-    /// A tiny network of the first variant, exported on first use; files go under `scratch`.
+    /// A tiny network of the first variant, exported now (outside any input's time limit);
+    /// files go under `scratch`.
     pub fn new(scratch: &Path) -> Self {
+        let variant = Variant::ALL[0];
         OnnxFile {
-            variant: Variant::ALL[0],
-            seed: OnceLock::new(),
+            variant,
+            seed: variant.visit(Export),
             scratch: scratch.to_path_buf(),
         }
     }
@@ -341,8 +342,7 @@ impl Target for OnnxFile {
         0
     }
     fn generate(&self, rng: &mut SmallRng) -> Vec<u8> {
-        let seed = self.seed.get_or_init(|| self.variant.visit(Export));
-        let mut bytes = seed.clone();
+        let mut bytes = self.seed.clone();
         if rng.random_range(0..50) == 0 {
             return crate::mutate::random_bytes(rng, 512);
         }
