@@ -6,6 +6,9 @@
 # (`damas train --check`); at the end the run must have as many generations and checkpoints as
 # an uninterrupted run of the same config.
 #
+# Kills that land after the run has finished do not count: the script goes on until KILLS kills
+# have hit a live run (at most 4 x KILLS attempts), and prints the phase each one hit.
+#
 # Usage: scripts/kill-soak.sh [KILLS] [GENERATIONS]   (defaults 20 and 4; minutes on two cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,12 +60,28 @@ read -r ref_checkpoints ref_generations <<< "$(state "$work/reference")"
 echo "reference: $ref_checkpoints checkpoints, $ref_generations generations played, ${reference_seconds%.*} s"
 "$damas" train --config "$work/soak.toml" --runs "$work/reference" --check
 
+# The phase a killed run was in, read from its files: a checkpoint being written (its temporary
+# directory is there), training (the generation's self-play is done, its checkpoint is not),
+# evaluation (the newest checkpoint has no eval.json yet) or else self-play.
+phase() {
+  local root=$1/soak c g
+  read -r c g <<< "$(state "$1")"
+  if compgen -G "$root/checkpoints/.*.tmp" > /dev/null; then echo checkpoint-write
+  elif [ "$g" -ge "$c" ] && [ "$c" -gt 0 ]; then echo training
+  elif [ "$c" -gt 1 ] && [ ! -f "$root/checkpoints/$(printf %06d $((c - 1)))/eval.json" ]; then echo evaluation
+  else echo self-play
+  fi
+}
+
 echo "== $kills kills"
 runs=$work/soak-runs
 survived=0
-lost_total=0
-max_lost=0
-for k in $(seq 1 "$kills"); do
+attempts=0
+declare -A phases=()
+k=0
+while [ "$survived" -lt "$kills" ] && [ "$attempts" -lt $((kills * 4)) ]; do
+  attempts=$((attempts + 1))
+  k=$attempts
   # A random moment within the whole run's length.
   delay=$(awk -v max="$reference_seconds" -v seed="$RANDOM$k" 'BEGIN { srand(seed); printf "%.2f", rand() * max }')
   "$damas" train --config "$work/soak.toml" --runs "$runs" --quiet >> "$work/soak.log" 2>&1 &
@@ -81,7 +100,9 @@ for k in $(seq 1 "$kills"); do
       echo "kill $k after ${delay}s: the run does not verify:"; cat "$work/check.txt"; exit 1
     fi
     survived=$((survived + 1))
-    echo "kill $k at ${delay}s: $c_after checkpoints, $g_after generations played; verifies"
+    killed_in=$(phase "$runs")
+    phases[$killed_in]=$(( ${phases[$killed_in]:-0} + 1 ))
+    echo "kill $k at ${delay}s, in $killed_in: $c_after checkpoints, $g_after generations played; verifies"
   else
     wait "$pid" || { echo "kill $k: the run failed on its own"; tail "$work/soak.log"; exit 1; }
     echo "kill $k at ${delay}s: the run had already finished"
@@ -99,7 +120,8 @@ echo "== final resume"
 "$damas" train --config "$work/soak.toml" --runs "$runs" --quiet >> "$work/soak.log" 2>&1
 read -r final_checkpoints final_generations <<< "$(state "$runs")"
 "$damas" train --config "$work/soak.toml" --runs "$runs" --check
-echo "kills survived: $survived of $kills (the others landed after the run had finished)"
+echo "kills survived: $survived of $kills asked, in $attempts attempts (the others landed after the run had finished)"
+for p in self-play training evaluation checkpoint-write; do echo "  killed in $p: ${phases[$p]:-0}"; done
 echo "final: $final_checkpoints checkpoints, $final_generations generations played; uninterrupted: $ref_checkpoints, $ref_generations"
 if [ "$final_checkpoints" != "$ref_checkpoints" ] || [ "$final_generations" != "$ref_generations" ]; then
   echo "FAIL: the killed run's structure differs from the uninterrupted run's"; exit 1

@@ -241,3 +241,66 @@ fn bench_learning_trains_for_a_budget_and_rates_checkpoints_on_the_ladder() {
     assert_eq!(&png[1..4], b"PNG");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_device_the_build_lacks_is_an_error_at_start_that_says_how_to_get_it() {
+    if cfg!(feature = "cuda") {
+        return;
+    }
+    let dir = fresh_dir("device");
+    let out_dir = dir.join("match");
+    let out = damas(
+        &[
+            "match",
+            "--variant",
+            "russian",
+            "random",
+            "random",
+            "--games",
+            "2",
+            "--device",
+            "cuda:1",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    let error = stderr(&out);
+    assert!(
+        error.contains("`cuda:1`") && error.contains("--features cuda"),
+        "{error}"
+    );
+    assert!(!out_dir.exists(), "the match started");
+
+    let config = dir.join("run.toml");
+    let text = "name = \"dev\"\nvariant = \"russian\"\ngenerations = 1\ngames_per_generation = 2\n";
+    std::fs::write(&config, format!("{text}device = \"tpu\"\n")).unwrap();
+    let runs = dir.join("runs");
+    let train = |extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            "--config",
+            config.to_str().unwrap(),
+            "--runs",
+            runs.to_str().unwrap(),
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        damas(&args, "")
+    };
+    let out = train(&[]);
+    assert!(!out.status.success());
+    let error = stderr(&out);
+    assert!(
+        error.contains("`tpu` is not a device") && error.contains("run.toml"),
+        "{error}"
+    );
+
+    std::fs::write(&config, text).unwrap();
+    let out = train(&["--device", "cuda"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--features cuda"), "{}", stderr(&out));
+    assert!(!runs.join("dev").exists(), "the run directory was made");
+    let _ = std::fs::remove_dir_all(&dir);
+}

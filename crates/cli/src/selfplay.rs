@@ -56,6 +56,7 @@ fn summary(stats: &Stats, seconds: f64) -> String {
 
 /// Runs `damas selfplay`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let device = args.device.device;
     let job = SelfPlayJob {
         variant: args.variant,
         model: args.model,
@@ -84,10 +85,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let report = report?;
     println!("{}", summary(&report.stats, report.seconds));
     println!(
-        "network: {} positions in {} batches, {:.1}% of the time; cache hits {:.1}% of {} \
-         leaves; {} shards in {}",
+        "network on {}: {} positions in {} batches (mean {:.1}), {:.1}% of the time; cache hits \
+         {:.1}% of {} leaves; {} shards in {}",
+        device,
         report.evaluations,
         report.batches,
+        report.mean_batch(),
         100.0 * report.network_share(),
         100.0 * report.cache.hit_rate(),
         report.cache.lookups,

@@ -268,6 +268,8 @@ impl<'a, V: Rules> Run<'a, V> {
         runs_dir: &Path,
         progress: &'a mut dyn Progress,
     ) -> Result<Self, RunError> {
+        // A device that cannot be used stops the run before it touches any file.
+        let device = config.device.open()?;
         let paths = RunPaths::new(&runs_dir.join(&config.name));
         for dir in [
             &paths.checkpoints,
@@ -292,7 +294,6 @@ impl<'a, V: Rules> Run<'a, V> {
                 channels: config.network.channels,
             });
         }
-        let device = config.device.open()?;
         let selfplay_openings = config.selfplay.read_openings::<V>()?;
         write_atomically(&copy, config_text.as_bytes()).map_err(io_error(&copy))?;
         let log_path = paths.root.join("log.txt");
@@ -315,7 +316,7 @@ impl<'a, V: Rules> Run<'a, V> {
         );
         Ok(Run {
             config,
-            board: TensorBoard::new(&paths.tensorboard),
+            board: TensorBoard::new(&paths.tensorboard).map_err(io_error(&paths.tensorboard))?,
             paths,
             log,
             progress,
@@ -329,6 +330,15 @@ impl<'a, V: Rules> Run<'a, V> {
     /// The run's clock at the end of `generation` (0 before the first).
     fn clock_after(&self, generation: u32) -> f64 {
         GenerationTime::read(&self.paths.checkpoint(generation)).map_or(0.0, |t| t.elapsed)
+    }
+
+    /// Writes the TensorBoard events out; a write that failed since the last flush (a full
+    /// disk) stops the run with the event file named.
+    fn flush_board(&mut self) -> Result<(), RunError> {
+        self.board.flush().map_err(|source| RunError::Io {
+            path: self.board.path().to_path_buf(),
+            source,
+        })
     }
 
     /// The run's files.
@@ -469,7 +479,7 @@ impl<'a, V: Rules> Run<'a, V> {
                 selfplay_seconds / train_seconds.max(1e-9),
                 u64::from(generation),
             );
-            self.board.flush();
+            self.flush_board()?;
         }
         let mut summary = RunSummary {
             generation,
@@ -493,7 +503,7 @@ impl<'a, V: Rules> Run<'a, V> {
             ));
             summary.final_vs_first = Some((wdl, elo));
         }
-        self.board.flush();
+        self.flush_board()?;
         Ok(summary)
     }
 

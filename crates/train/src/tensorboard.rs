@@ -1,25 +1,90 @@
-//! TensorBoard logging through tensorboard-rs (scalars and raw histograms only: its other
-//! methods are unimplemented).
+//! TensorBoard logging: scalars and raw histograms as TFRecord event files, written by this
+//! process (tensorboard-rs builds the records and summaries). tensorboard-rs's own writer runs
+//! in a thread that panics on the first failed write, so a full disk aborted the whole run; here
+//! the first error is kept, later writes are skipped, and [`TensorBoard::flush`] returns it.
 
-use std::path::Path;
-use tensorboard_rs::summary_writer::SummaryWriter;
+use protobuf::Message;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::SystemTime;
+use tensorboard_proto::event::Event;
+use tensorboard_proto::summary::Summary;
+use tensorboard_rs::record_writer::RecordWriter;
+use tensorboard_rs::summary::{histogram_raw, scalar};
 
-/// Writes scalars and histograms to a TensorBoard log directory.
+/// Writes scalars and histograms to one event file in a TensorBoard log directory.
 pub struct TensorBoard {
-    writer: SummaryWriter,
+    writer: RecordWriter<BufWriter<File>>,
+    path: PathBuf,
+    /// The first write error; once set, nothing more is written.
+    error: Option<std::io::Error>,
+}
+
+fn now() -> f64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 impl TensorBoard {
-    /// Opens a new event file in `dir`.
-    pub fn new(dir: &Path) -> Self {
-        TensorBoard {
-            writer: SummaryWriter::new(dir),
+    /// Opens a new event file in `dir` (named as TensorBoard expects; the last number counts
+    /// the files this process opened, so two in one second do not collide).
+    pub fn new(dir: &Path) -> std::io::Result<Self> {
+        static OPENED: AtomicU32 = AtomicU32::new(0);
+        let start = now();
+        let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".into());
+        let name = format!(
+            "events.out.tfevents.{:010}.{host}.{}.{}",
+            start as u64,
+            std::process::id(),
+            OPENED.fetch_add(1, Ordering::Relaxed)
+        );
+        let path = dir.join(name);
+        let file = File::create(&path)?;
+        let mut board = TensorBoard {
+            writer: RecordWriter::new(BufWriter::new(file)),
+            path,
+            error: None,
+        };
+        let mut event = Event::new();
+        event.set_wall_time(start);
+        event.set_file_version("brain.Event:2".into());
+        board.write(&event);
+        board.flush()?;
+        Ok(board)
+    }
+
+    /// The event file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn write(&mut self, event: &Event) {
+        if self.error.is_some() {
+            return;
         }
+        let result = event
+            .write_to_bytes()
+            .map_err(std::io::Error::other)
+            .and_then(|bytes| self.writer.write(&bytes));
+        if let Err(error) = result {
+            self.error = Some(error);
+        }
+    }
+
+    fn summary(&mut self, summary: Summary, step: u64) {
+        let mut event = Event::new();
+        event.set_wall_time(now());
+        event.set_step(step as i64);
+        event.set_summary(summary);
+        self.write(&event);
     }
 
     /// Logs one scalar.
     pub fn scalar(&mut self, tag: &str, value: f64, step: u64) {
-        self.writer.add_scalar(tag, value as f32, step as usize);
+        self.summary(scalar(tag, value as f32), step);
     }
 
     /// Logs a histogram of `values` with `buckets` equal buckets between their extremes.
@@ -38,7 +103,7 @@ impl TensorBoard {
         }
         let sum: f64 = values.iter().sum();
         let squares: f64 = values.iter().map(|v| v * v).sum();
-        self.writer.add_histogram_raw(
+        let summary = histogram_raw(
             tag,
             min,
             max,
@@ -47,12 +112,21 @@ impl TensorBoard {
             squares,
             &limits,
             &counts,
-            step as usize,
         );
+        self.summary(summary, step);
     }
 
-    /// Writes everything buffered to disk.
-    pub fn flush(&mut self) {
-        self.writer.flush();
+    /// Writes everything buffered to disk; the first error of any write since the file was
+    /// opened, if there was one.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        if self.error.is_none()
+            && let Err(error) = self.writer.flush()
+        {
+            self.error = Some(error);
+        }
+        match &self.error {
+            Some(error) => Err(std::io::Error::new(error.kind(), error.to_string())),
+            None => Ok(()),
+        }
     }
 }

@@ -70,7 +70,7 @@ fn outputs_agree<V: Rules>() {
     let count = 32;
     let inputs = inputs::<V>(count);
     let on_cpu = predict::<V>(&network, &flex, &inputs, count);
-    let on_gpu = predict::<V>(&network.clone().to_device(&wgpu()), &wgpu(), &inputs, count);
+    let on_gpu = predict::<V>(&network, &wgpu(), &inputs, count);
     let difference = max_difference(&on_cpu, &on_gpu);
     println!(
         "{}: largest output difference wgpu vs flex {difference:.2e}",
