@@ -419,3 +419,71 @@ fn an_unwritable_run_directory_is_named_and_leaves_its_files_intact() {
     assert_eq!(files_under(&root), before, "files already written changed");
     let _ = std::fs::remove_dir_all(&runs);
 }
+
+/// What a trainer's network answers is what its checkpoint answers once loaded: the weights and
+/// the batch-norm statistics both reach the file.
+#[test]
+fn a_saved_checkpoint_answers_like_the_trained_network() {
+    use damas_nn::{
+        BoardShape, BurnModel, CheckpointMeta, Device, NetworkConfig, NetworkSize, Predictor,
+        encoding::encode, load_network,
+    };
+    use damas_rules::Game;
+    use damas_train::Trainer;
+    use damas_train::config::TrainingSection;
+
+    let dir = std::env::temp_dir().join(format!("damas-train-reload-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let config = NetworkConfig::sized(
+        BoardShape::of::<Russian>(),
+        NetworkSize {
+            blocks: 1,
+            channels: 8,
+        },
+    );
+    let mut selfplay = damas_selfplay::SelfPlayConfig::default();
+    selfplay.search.simulations = 8;
+    let mut samples = Vec::new();
+    damas_selfplay::play_games::<Russian, _>(
+        &selfplay,
+        &damas_mcts::StaticEvaluator::<Russian>::default(),
+        2,
+        0,
+        "reload",
+        &[],
+        |r| samples.extend(r.samples),
+    );
+    let device = Device::flex();
+    let mut trainer = Trainer::<Russian>::new(&config, &TrainingSection::default(), 1, &device);
+    let batch: Vec<_> = samples.iter().take(32).collect();
+    for _ in 0..5 {
+        trainer.train_step(&batch);
+    }
+    trainer
+        .save(&dir, &CheckpointMeta::new::<Russian>(config), vec![])
+        .unwrap();
+    let (loaded, _) = load_network::<Russian>(&dir, &device).unwrap();
+    let shape = BoardShape::of::<Russian>();
+    let count = 8;
+    let mut inputs = vec![0.0; count * shape.input_len()];
+    for (i, chunk) in inputs.chunks_mut(shape.input_len()).enumerate() {
+        let mut game = Game::<Russian>::new();
+        game.play_random(i as u64, 6 + i as u32);
+        encode(&game, chunk);
+    }
+    let before = BurnModel::new(trainer.network(), shape, &device)
+        .predict(inputs.clone(), count)
+        .unwrap();
+    let after = BurnModel::new(&loaded, shape, &device)
+        .predict(inputs, count)
+        .unwrap();
+    let difference = before
+        .policy_logits
+        .iter()
+        .zip(&after.policy_logits)
+        .chain(before.wdl.iter().zip(&after.wdl))
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    assert!(difference < 1e-5, "largest difference {difference}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
