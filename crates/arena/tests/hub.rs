@@ -60,9 +60,18 @@ fn the_end_of_the_input_stops_a_search_without_limits() {
 
 #[test]
 fn a_malformed_level_is_an_error_line() {
-    let output = session("init\nlevel nodes=abc\nlevel move-time=-1\nlevel depth=x\n");
+    // The last two were found by the fuzzer (scripts/fuzz.sh, hub-server): times too large
+    // for a Duration panicked the session.
+    let output = session(
+        "init\nlevel nodes=abc\nlevel move-time=-1\nlevel depth=x\n\
+         level move-time=18446744073709551616.01\nlevel time=1e300\n",
+    );
     let errors: Vec<&str> = output.lines().filter(|l| l.starts_with("error")).collect();
-    assert_eq!(errors.len(), 3, "{output}");
+    assert_eq!(errors.len(), 5, "{output}");
+    assert!(
+        errors[3].contains("move-time=18446744073709551616.01"),
+        "{output}"
+    );
     assert!(
         errors[0].contains("`nodes=abc` is not a number"),
         "{output}"

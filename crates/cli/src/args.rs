@@ -111,8 +111,10 @@ pub fn positive_seconds(s: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("`{s}` is not a number of seconds"))?;
-    if !(seconds.is_finite() && seconds > 0.0) {
-        return Err(format!("`{s}`: seconds must be a positive finite number"));
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 1e6) {
+        return Err(format!(
+            "`{s}`: seconds must be a positive number, at most 1000000"
+        ));
     }
     Ok(seconds)
 }

@@ -366,11 +366,11 @@ impl TrainConfig {
         )?;
         if let Some(minutes) = self.minutes {
             InvalidValue::check(
-                minutes.is_finite() && minutes > 0.0,
+                minutes.is_finite() && minutes > 0.0 && minutes <= 1e7,
                 "",
                 "minutes",
                 minutes,
-                "a positive number",
+                "a positive number, at most 10000000",
             )?;
         }
         self.network.validate("network")?;

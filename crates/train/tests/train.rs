@@ -164,6 +164,10 @@ fn configs_name_unknown_keys_and_bad_values() {
         .unwrap_err()
         .to_string();
     assert!(error.contains("simulations"), "{error}");
+    // A budget too large for a Duration used to panic when the run started.
+    let huge = TINY.replace("generations = 2", "generations = 2\nminutes = 1e300");
+    let error = TrainConfig::parse(&huge).unwrap_err().to_string();
+    assert!(error.contains("minutes"), "{error}");
 }
 
 #[test]

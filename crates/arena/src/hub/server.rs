@@ -290,8 +290,7 @@ fn parse_level(message: &Message) -> Result<Limits, String> {
             .map(|v| {
                 v.parse::<f64>()
                     .ok()
-                    .filter(|s| s.is_finite() && *s >= 0.0)
-                    .map(Duration::from_secs_f64)
+                    .and_then(|s| Duration::try_from_secs_f64(s).ok())
                     .ok_or_else(|| format!("`{key}={v}` is not a time in seconds"))
             })
             .transpose()
