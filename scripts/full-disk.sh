@@ -9,6 +9,7 @@
 # end). Usage: scripts/full-disk.sh [PERCENT...]   (default 5 15 30 50 70 90)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/tiny-run.sh
 [ "$(id -u)" -eq 0 ] || { echo "full-disk.sh mounts tmpfs: run it as root" >&2; exit 2; }
 percents=("$@")
 [ ${#percents[@]} -gt 0 ] || percents=(5 15 30 50 70 90)
@@ -21,37 +22,9 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-cat > "$work/disk.toml" <<TOML
-name = "disk"
-variant = "russian"
-generations = 3
-games_per_generation = 6
-[network]
-blocks = 1
-channels = 8
-[selfplay]
-fast_simulations = 4
-full_search_fraction = 0.5
-max_plies = 80
-games_per_worker = 2
-games_per_shard = 2
-[selfplay.search]
-simulations = 12
-[training]
-batch_size = 16
-window_min = 50
-[evaluation]
-baseline_games = 2
-previous_games = 2
-simulations = 6
-TOML
+write_tiny_config "$work/disk.toml" disk 3
 
-state() {
-  local root=$1/disk c=0 g=0
-  [ -d "$root/checkpoints" ] && c=$(find "$root/checkpoints" -maxdepth 2 -name meta.json | wc -l)
-  [ -d "$root/shards" ] && g=$(find "$root/shards" -maxdepth 1 -name '*.done' | wc -l)
-  echo "$c $g"
-}
+state() { run_state "$1" disk; }
 
 "$damas" train --config "$work/disk.toml" --runs "$work/reference" --quiet > /dev/null
 read -r ref_c ref_g <<< "$(state "$work/reference")"

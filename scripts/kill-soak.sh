@@ -12,45 +12,16 @@
 # Usage: scripts/kill-soak.sh [KILLS] [GENERATIONS]   (defaults 20 and 4; minutes on two cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/tiny-run.sh
 kills=${1:-20}
 generations=${2:-4}
 cargo test --workspace --no-run --quiet 2>/dev/null || cargo test --workspace --no-run
 damas=$PWD/target/debug/damas
 work=$(mktemp -d /tmp/damas-kill-soak.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-cat > "$work/soak.toml" <<TOML
-name = "soak"
-variant = "russian"
-generations = $generations
-games_per_generation = 6
-[network]
-blocks = 1
-channels = 8
-[selfplay]
-fast_simulations = 4
-full_search_fraction = 0.5
-max_plies = 80
-games_per_worker = 2
-games_per_shard = 2
-[selfplay.search]
-simulations = 12
-[training]
-batch_size = 16
-window_min = 50
-[evaluation]
-baseline_games = 2
-previous_games = 2
-simulations = 6
-TOML
+write_tiny_config "$work/soak.toml" soak $generations
 
-# What a run directory holds: complete checkpoints and generations played.
-state() {
-  local root=$1/soak
-  local c=0 g=0
-  [ -d "$root/checkpoints" ] && c=$(find "$root/checkpoints" -maxdepth 2 -name meta.json | wc -l)
-  [ -d "$root/shards" ] && g=$(find "$root/shards" -maxdepth 1 -name '*.done' | wc -l)
-  echo "$c $g"
-}
+state() { run_state "$1" soak; }
 
 echo "== uninterrupted run"
 start=$(date +%s.%N)
