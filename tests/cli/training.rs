@@ -304,3 +304,80 @@ fn a_device_the_build_lacks_is_an_error_at_start_that_says_how_to_get_it() {
     assert!(!runs.join("dev").exists(), "the run directory was made");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_learner_and_a_worker_process_share_a_run_directory() {
+    let dir = fresh_dir("distributed");
+    let config = tiny_train_config(&dir, "shared", 1);
+    let run = dir.join("shared-run");
+    let run_arg = run.to_str().unwrap();
+    // The worker may start first: it waits for the learner to create the run.
+    let mut worker = std::process::Command::new(env!("CARGO_BIN_EXE_damas"))
+        .args(["worker", "--run", run_arg, "--id", "cli_1", "--quiet"])
+        .arg("--cache")
+        .arg(dir.join("cache"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("damas worker starts");
+    let out = damas(
+        &[
+            "train",
+            "--config",
+            config.to_str().unwrap(),
+            "--run",
+            run_arg,
+            "--external-selfplay",
+            "--quiet",
+        ],
+        "",
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while worker.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = worker.kill();
+    let worker = worker.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(worker.status.success(), "{}", stderr(&worker));
+    let summary = stdout(&worker);
+    assert!(summary.contains("worker cli_1:"), "{summary}");
+    let marker = std::fs::read_to_string(run.join("shards/gen000001.done")).unwrap();
+    assert!(marker.contains("incoming/g000000-cli_1-"), "{marker}");
+    assert!(run.join("finished").exists());
+    // The run's config is in the store: the learner resumes without --config.
+    let again = damas(&["train", "--run", run_arg, "--check"], "");
+    assert!(
+        stdout(&again).contains("checkpoints 2"),
+        "{}",
+        stdout(&again)
+    );
+}
+
+#[test]
+fn bad_run_locations_and_worker_ids_are_named() {
+    let dir = fresh_dir("locations");
+    let empty = dir.join("nothing");
+    let out = damas(&["train", "--run", empty.to_str().unwrap()], "");
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("holds no run"), "{}", stderr(&out));
+    let out = damas(
+        &["worker", "--run", dir.to_str().unwrap(), "--id", "a b"],
+        "",
+    );
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("worker id \"a b\""),
+        "{}",
+        stderr(&out)
+    );
+    if !cfg!(feature = "object-store") {
+        let out = damas(&["worker", "--run", "s3://bucket/run"], "");
+        assert!(!out.status.success());
+        assert!(
+            stderr(&out).contains("--features object-store"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}

@@ -15,6 +15,7 @@ mod play;
 mod selfplay;
 mod train;
 mod variants;
+mod worker;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -49,6 +50,8 @@ enum Command {
     Model(model::Args),
     /// Train a network: self-play, training and evaluation, generation after generation.
     Train(train::Args),
+    /// Play self-play games for a learner elsewhere (`damas train --external-selfplay`).
+    Worker(worker::Args),
     /// Play a match between two players, with an Elo estimate (and optionally an SPRT).
     Match(arena::MatchArgs),
     /// Play a round robin or gauntlet and fit ratings for every player.
@@ -70,6 +73,7 @@ fn main() -> ExitCode {
         Command::Selfplay(args) => selfplay::run(args),
         Command::Model(args) => model::run(args),
         Command::Train(args) => train::run(args),
+        Command::Worker(args) => worker::run(args),
         Command::Match(args) => arena::run_match(args),
         Command::Tournament(args) => arena::run_tournament(args),
         Command::Export(args) => export::run(args),

@@ -1,19 +1,32 @@
-//! `damas train --config configs/<name>.toml`: the training loop in `runs/<name>/`, resumable;
-//! progress bars per phase, or plain log lines with `--quiet`.
+//! `damas train --config configs/<name>.toml`: the training loop in `runs/<name>/` (or in the
+//! store `--run` names), resumable; progress bars per phase, or plain log lines with `--quiet`.
 
-use damas_train::{ConfigFile, Progress, check_run, train};
+use anyhow::Context;
+use damas_store::{Location, RunStore};
+use damas_train::{ConfigFile, Progress, RunHome, TrainConfig, check_run_at, train_in};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
 /// Arguments of `damas train`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The run's config (TOML); see configs/.
-    #[arg(long)]
-    config: PathBuf,
-    /// Directory holding the runs.
+    /// The run's config (TOML); see configs/. With `--run`, it may be left out to resume the
+    /// run with the config it holds.
+    #[arg(long, required_unless_present = "run")]
+    config: Option<PathBuf>,
+    /// Directory holding the runs (`<runs>/<name>`; with an object-store `--run`, the local
+    /// copy of the run).
     #[arg(long, default_value = "runs")]
     runs: PathBuf,
+    /// Where the run lives instead of `<runs>/<name>`: a directory (shared with workers, say)
+    /// or an object store, `s3://bucket/prefix`, `gs://...`, `az://...` (a build with
+    /// `--features object-store`; credentials and endpoint from AWS_*, GOOGLE_*, AZURE_*).
+    #[arg(long)]
+    run: Option<String>,
+    /// Play no games here: train on the shards `damas worker` processes upload (the config's
+    /// `distributed.external_selfplay`).
+    #[arg(long)]
+    external_selfplay: bool,
     /// No progress bars: only the per-generation summary lines.
     #[arg(long)]
     quiet: bool,
@@ -74,11 +87,64 @@ impl Progress for Bars {
     }
 }
 
+/// The environment's object-store settings (AWS_*, GOOGLE_*, AZURE_*), as object_store's
+/// builder keys.
+pub fn store_options() -> Vec<(String, String)> {
+    std::env::vars()
+        .filter(|(key, _)| {
+            ["AWS_", "GOOGLE_", "AZURE_"]
+                .iter()
+                .any(|p| key.starts_with(p))
+        })
+        .map(|(key, value)| (key.to_ascii_lowercase(), value))
+        .collect()
+}
+
+/// Opens the store of a `--run` location.
+pub fn open_store(location: &str) -> anyhow::Result<RunStore> {
+    Ok(RunStore::open(
+        &Location::parse(location),
+        &store_options(),
+    )?)
+}
+
 /// Runs `damas train`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let file = ConfigFile::read_on(&args.config, args.device)?;
+    let store = args.run.as_deref().map(open_store).transpose()?;
+    let mut file = match (&args.config, &store) {
+        (Some(path), _) => ConfigFile::read_on(path, args.device)?,
+        (None, Some(store)) => {
+            let text = store.get("config.toml")?.with_context(|| {
+                format!(
+                    "{} holds no run (no config.toml): give --config",
+                    store.location()
+                )
+            })?;
+            let text = String::from_utf8_lossy(&text).into_owned();
+            let config = TrainConfig::parse_on(&text, args.device)
+                .with_context(|| format!("{}/config.toml", store.location()))?;
+            ConfigFile { config, text }
+        }
+        (None, None) => unreachable!("clap requires --config or --run"),
+    };
+    if args.external_selfplay {
+        file.config.distributed.external_selfplay = true;
+    }
+    let cache = args.runs.join(&file.config.name);
+    let home = match store {
+        Some(store) => RunHome::new(store, &cache),
+        None => RunHome::local(&cache),
+    };
     if args.check {
-        let c = check_run(&file.config, &args.runs)?;
+        let fetched = home.pull()?;
+        if fetched > 0 {
+            println!(
+                "fetched {fetched} files of {} into {}",
+                home.store.location(),
+                home.root.display()
+            );
+        }
+        let c = check_run_at(&file.config, &home.root)?;
         println!(
             "checkpoints {} (last generation {}), generations played {}, shards {}, samples {}: all verify",
             c.checkpoints,
@@ -90,6 +156,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let mut bars = Bars::new(args.quiet);
-    train(&file, &args.runs, &mut bars)?;
+    train_in(&file, home, &mut bars)?;
     Ok(())
 }

@@ -13,7 +13,6 @@ use damas_rules::Rules;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Version of the checkpoint layout.
@@ -207,21 +206,7 @@ pub fn checkpoint_dir(dir: &Path, number: u32) -> PathBuf {
     dir.join(format!("{number:06}"))
 }
 
-/// Writes `contents` to `path` through a temporary file in the same directory, synced and
-/// renamed, so readers see the old file or the whole new one, never a part.
-pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.tmp"));
-    let mut file = fs::File::create(&temp)?;
-    file.write_all(contents)?;
-    file.sync_all()?;
-    fs::rename(&temp, path)
-}
+pub use damas_store::write_atomically;
 
 /// Files of a checkpoint besides the network: name and contents.
 pub type ExtraFiles = Vec<(&'static str, Vec<u8>)>;

@@ -117,6 +117,9 @@ impl ShardWriter {
                 encoding_version: damas_nn::ENCODING_VERSION,
                 model: model.to_string(),
                 games: 0,
+                generation: None,
+                plies: 0,
+                results: [0; 3],
             },
             games_per_shard: games_per_shard.max(1),
             samples: Vec::new(),
@@ -127,8 +130,24 @@ impl ShardWriter {
         }
     }
 
+    /// Records `generation` (of the run's network that plays) in every shard.
+    pub fn with_generation(mut self, generation: u32) -> Self {
+        self.header.generation = Some(generation);
+        self
+    }
+
     /// Takes a finished game; writes a shard when enough games have gathered.
     pub fn add(&mut self, record: GameRecord) -> Result<(), ShardError> {
+        self.header.plies += u64::from(record.plies);
+        let result = match record.outcome {
+            Outcome::Win {
+                winner: Color::White,
+                ..
+            } => 0,
+            Outcome::Draw(_) => 1,
+            Outcome::Win { .. } => 2,
+        };
+        self.header.results[result] += 1;
         self.samples.extend(record.samples);
         self.pdn.push_str(&record.pdn);
         self.pdn.push('\n');
@@ -162,6 +181,8 @@ impl ShardWriter {
         self.written.push(path);
         self.pdn.clear();
         self.games = 0;
+        self.header.plies = 0;
+        self.header.results = [0; 3];
         self.next_index += 1;
         Ok(())
     }

@@ -23,8 +23,9 @@ const DECODE_LIMIT: bincode::config::Configuration<
     bincode::config::Limit<{ 256 << 20 }>,
 > = bincode::config::standard().with_limit::<{ 256 << 20 }>();
 
-/// Version of the shard layout.
-pub const SHARD_FORMAT: u32 = 1;
+/// Version of the shard layout. Version 2 added the generation of the network that played
+/// and the games' plies and results; version 1 shards are still read.
+pub const SHARD_FORMAT: u32 = 2;
 
 /// What a shard holds and how it was made.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -39,6 +40,49 @@ pub struct ShardHeader {
     pub model: String,
     /// Games whose samples are in the shard.
     pub games: u32,
+    /// The run generation of the network that played (0: the untrained network or the
+    /// bootstrap evaluator); `None` outside a run and in version 1 shards.
+    pub generation: Option<u32>,
+    /// Plies played in those games (0 in version 1 shards).
+    pub plies: u64,
+    /// The games' results: White's wins, draws, Black's wins (zeros in version 1 shards).
+    pub results: [u32; 3],
+}
+
+/// The header of version 1, read for old runs.
+#[derive(Deserialize)]
+struct HeaderV1 {
+    format: u32,
+    variant: String,
+    encoding_version: u32,
+    model: String,
+    games: u32,
+}
+
+/// A version 1 shard.
+#[derive(Deserialize)]
+struct ShardV1 {
+    header: HeaderV1,
+    samples: Vec<Sample>,
+}
+
+impl From<ShardV1> for Shard {
+    fn from(old: ShardV1) -> Shard {
+        let h = old.header;
+        Shard {
+            header: ShardHeader {
+                format: h.format,
+                variant: h.variant,
+                encoding_version: h.encoding_version,
+                model: h.model,
+                games: h.games,
+                generation: None,
+                plies: 0,
+                results: [0; 3],
+            },
+            samples: old.samples,
+        }
+    }
 }
 
 /// One recorded position.
@@ -143,11 +187,20 @@ impl Shard {
         if crc32fast::hash(body) != crc {
             return Err(ShardError::Corrupt { path });
         }
-        let (shard, used): (Shard, usize) = bincode::serde::decode_from_slice(body, DECODE_LIMIT)
-            .map_err(|e| ShardError::Decode {
+        let decode_error = |e: bincode::error::DecodeError| ShardError::Decode {
             path: path.clone(),
             message: e.to_string(),
-        })?;
+        };
+        // The format number comes first in every version.
+        let (format, _): (u32, usize) =
+            bincode::serde::decode_from_slice(body, DECODE_LIMIT).map_err(decode_error)?;
+        let (shard, used): (Shard, usize) = if format == 1 {
+            let (old, used): (ShardV1, usize) =
+                bincode::serde::decode_from_slice(body, DECODE_LIMIT).map_err(decode_error)?;
+            (old.into(), used)
+        } else {
+            bincode::serde::decode_from_slice(body, DECODE_LIMIT).map_err(decode_error)?
+        };
         if used != body.len() {
             return Err(ShardError::Decode {
                 path,
@@ -155,7 +208,15 @@ impl Shard {
             });
         }
         let versions = [
-            ("shard format", shard.header.format, SHARD_FORMAT),
+            (
+                "shard format",
+                shard.header.format,
+                if shard.header.format == 1 {
+                    1
+                } else {
+                    SHARD_FORMAT
+                },
+            ),
             (
                 "encoding",
                 shard.header.encoding_version,

@@ -6,7 +6,7 @@ use damas_nn::DeviceChoice;
 use damas_rules::variants::{English, Russian};
 use damas_rules::{Outcome, read_games};
 use damas_selfplay::{
-    GameRecord, SelfPlayConfig, Shard, ShardError, ShardHeader, ShardWriter, play_games,
+    GameRecord, Sample, SelfPlayConfig, Shard, ShardError, ShardHeader, ShardWriter, play_games,
 };
 use std::path::PathBuf;
 
@@ -90,9 +90,11 @@ fn games_are_legal_and_samples_match_their_results() {
 fn shards_round_trip_and_damage_is_detected() {
     let dir = temp_dir("shards");
     let mut writer =
-        ShardWriter::new::<Russian>(&dir.join("shards"), &dir.join("games"), "gen", "uniform", 2);
+        ShardWriter::new::<Russian>(&dir.join("shards"), &dir.join("games"), "gen", "uniform", 2)
+            .with_generation(7);
     let records = some_games(4);
     let samples: usize = records.iter().map(|r| r.samples.len()).sum();
+    let plies: u64 = records.iter().map(|r| u64::from(r.plies)).sum();
     for record in records {
         writer.add(record).unwrap();
     }
@@ -105,6 +107,12 @@ fn shards_round_trip_and_damage_is_detected() {
         .collect();
     assert_eq!(read.iter().map(|s| s.samples.len()).sum::<usize>(), samples);
     assert_eq!(read[0].header.games, 2);
+    // Each shard's header carries its own games' plies and results, and the generation.
+    assert_eq!(read.iter().map(|s| s.header.plies).sum::<u64>(), plies);
+    for shard in &read {
+        assert_eq!(shard.header.results.iter().sum::<u32>(), 2);
+        assert_eq!(shard.header.generation, Some(7));
+    }
 
     let bytes = std::fs::read(&written[0]).unwrap();
     let path = dir.join("damaged.shard");
@@ -244,4 +252,41 @@ fn a_shard_claiming_a_huge_length_is_refused_before_allocating() {
     let error = Shard::from_bytes(&bytes, std::path::Path::new("huge.shard")).unwrap_err();
     let text = error.to_string();
     assert!(text.contains("huge.shard"), "{text}");
+}
+
+#[test]
+fn a_version_1_shard_still_reads() {
+    // Version 1's layout, as the program wrote it before shards carried the generation.
+    #[derive(serde::Serialize)]
+    struct HeaderV1 {
+        format: u32,
+        variant: String,
+        encoding_version: u32,
+        model: String,
+        games: u32,
+    }
+    #[derive(serde::Serialize)]
+    struct ShardV1 {
+        header: HeaderV1,
+        samples: Vec<Sample>,
+    }
+    let samples: Vec<Sample> = some_games(1).remove(0).samples;
+    let old = ShardV1 {
+        header: HeaderV1 {
+            format: 1,
+            variant: "russian".into(),
+            encoding_version: damas_nn::ENCODING_VERSION,
+            model: "uniform".into(),
+            games: 1,
+        },
+        samples: samples.clone(),
+    };
+    let body = bincode::serde::encode_to_vec(&old, bincode::config::standard()).unwrap();
+    let mut bytes = b"DAMASHRD".to_vec();
+    bytes.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+    bytes.extend_from_slice(&body);
+    let shard = Shard::from_bytes(&bytes, std::path::Path::new("old.shard")).unwrap();
+    assert_eq!(shard.header.format, 1);
+    assert_eq!(shard.header.generation, None);
+    assert_eq!(shard.samples, samples);
 }

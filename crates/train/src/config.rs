@@ -49,6 +49,46 @@ pub struct TrainConfig {
     /// Evaluation after each generation.
     #[serde(default)]
     pub evaluation: EvaluationSection,
+    /// Self-play by `damas worker` processes on other machines.
+    #[serde(default)]
+    pub distributed: DistributedSection,
+}
+
+/// `[distributed]`: self-play by workers (`damas worker`) instead of the learner itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DistributedSection {
+    /// The learner plays no games: each generation trains on the shards workers upload to the
+    /// run's `incoming/` folder (`damas train --external-selfplay` sets it too).
+    pub external_selfplay: bool,
+    /// A shard played by a network more than this many generations older than the newest
+    /// checkpoint is dropped, not trained on (0: only the newest network's games count).
+    pub max_staleness: u32,
+    /// Seconds between two looks at `incoming/` while the learner waits for games.
+    pub poll_seconds: f64,
+}
+
+impl Default for DistributedSection {
+    fn default() -> Self {
+        DistributedSection {
+            external_selfplay: false,
+            max_staleness: 1,
+            poll_seconds: 1.0,
+        }
+    }
+}
+
+impl DistributedSection {
+    /// Checks every value against its range.
+    pub fn validate(&self) -> Result<(), InvalidValue> {
+        InvalidValue::check(
+            self.poll_seconds.is_finite() && (0.01..=600.0).contains(&self.poll_seconds),
+            "distributed",
+            "poll_seconds",
+            self.poll_seconds,
+            "0.01 to 600",
+        )
+    }
 }
 
 /// The variant as its name in the file.
@@ -376,7 +416,8 @@ impl TrainConfig {
         self.network.validate("network")?;
         self.selfplay.validate("selfplay")?;
         self.training.validate()?;
-        self.evaluation.validate()
+        self.evaluation.validate()?;
+        self.distributed.validate()
     }
 
     /// Reads and checks a config file.

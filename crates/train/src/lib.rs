@@ -8,6 +8,7 @@
 //! - [`run`]: the loop and its files.
 //! - [`learning`]: strength against training time (`damas bench learning`).
 //! - [`verify`]: checking a run directory's files.
+//! - [`worker`]: `damas worker`, self-play for a learner elsewhere.
 
 pub mod bench;
 pub mod config;
@@ -17,8 +18,12 @@ pub mod run;
 pub mod tensorboard;
 pub mod trainer;
 pub mod verify;
+pub mod worker;
 
 pub use config::{ConfigFile, TrainConfig};
-pub use run::{GenerationTime, Progress, Run, RunError, RunPaths, RunSummary, Silent, train};
+pub use run::{
+    GenerationTime, Progress, Run, RunError, RunHome, RunPaths, RunSummary, Silent, train, train_in,
+};
 pub use trainer::{TrainMetrics, Trainer, value_target};
-pub use verify::{RunContents, check_run};
+pub use verify::{RunContents, check_run, check_run_at};
+pub use worker::{WorkerOptions, WorkerSummary, run_worker};

@@ -30,7 +30,8 @@ use damas_nn::{
     checkpoint_dir, list_checkpoints, write_atomically,
 };
 use damas_rules::{Game, Position, Rules};
-use damas_selfplay::{ConfigError, ShardError, ShardWriter, play_into_shards};
+use damas_selfplay::{ConfigError, Shard, ShardError, ShardWriter, play_into_shards};
+use damas_store::{Location, RunStore, StoreError};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -86,6 +87,9 @@ pub enum RunError {
     /// The config's device cannot be used.
     #[error(transparent)]
     Device(#[from] DeviceError),
+    /// The run's store could not be read or written.
+    #[error("run store")]
+    Store(#[from] StoreError),
     /// The run directory holds a different run.
     #[error(
         "{dir} holds a run of {found_variant} with a {found_blocks}x{found_channels} network; \
@@ -108,6 +112,12 @@ pub enum RunError {
         channels: usize,
     },
 }
+
+/// The store key that tells workers the run is over (it holds the last generation).
+pub const FINISHED: &str = "finished";
+
+/// The store folder workers upload their shards to.
+pub const INCOMING: &str = "incoming";
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
     move |source| RunError::Io {
@@ -154,6 +164,103 @@ impl RunPaths {
     }
 }
 
+/// Where a run is kept: the local directory the loop works in, and the store the run lives in,
+/// which is that same directory or an object store the directory mirrors. Every file the loop
+/// completes is published to the store in an order that keeps the store resumable (shards
+/// before their generation's marker, a checkpoint's `meta.json` after its other files).
+pub struct RunHome {
+    /// The local directory (for a run on an object store: its local copy).
+    pub root: PathBuf,
+    /// Where the run lives.
+    pub store: RunStore,
+}
+
+impl RunHome {
+    /// A run kept in the local directory `root`.
+    pub fn local(root: &Path) -> Self {
+        RunHome {
+            root: root.to_path_buf(),
+            store: RunStore::open(&Location::Local(root.to_path_buf()), &[])
+                .expect("a local store opens without contacting anything"),
+        }
+    }
+
+    /// A run in `store`, worked on in the local directory `cache` when the store is remote.
+    pub fn new(store: RunStore, cache: &Path) -> Self {
+        let root = store.local_root().unwrap_or(cache).to_path_buf();
+        RunHome { root, store }
+    }
+
+    /// Whether the local directory is a copy of a remote store.
+    fn mirrored(&self) -> bool {
+        self.store.local_root().is_none()
+    }
+
+    /// The store key of a file of the local directory.
+    fn key(&self, path: &Path) -> Option<String> {
+        let relative = path.strip_prefix(&self.root).ok()?;
+        let parts: Vec<_> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        Some(parts.join("/"))
+    }
+
+    /// Copies files of the local directory to the store, in the order given (nothing to do
+    /// when the store is the directory).
+    pub fn publish(&self, files: &[PathBuf]) -> Result<(), RunError> {
+        if !self.mirrored() {
+            return Ok(());
+        }
+        for path in files {
+            let Some(key) = self.key(path) else { continue };
+            let bytes = std::fs::read(path).map_err(io_error(path))?;
+            self.store.put(&key, &bytes)?;
+        }
+        Ok(())
+    }
+
+    /// Publishes every file of directory `dir`, `meta.json` last (a checkpoint counts as
+    /// published once its `meta.json` is).
+    fn publish_dir(&self, dir: &Path) -> Result<(), RunError> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(io_error(dir))?
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.is_file())
+            .collect();
+        files.sort_by_key(|path| (path.ends_with("meta.json"), path.clone()));
+        self.publish(&files)
+    }
+
+    /// Fetches every object of the store that the local directory lacks (but the workers'
+    /// `incoming/` shards), checkpoints' `meta.json` last; returns how many.
+    pub fn pull(&self) -> Result<usize, RunError> {
+        if !self.mirrored() {
+            return Ok(0);
+        }
+        let mut keys: Vec<String> = self
+            .store
+            .list("")?
+            .into_iter()
+            .filter(|key| !key.starts_with("incoming/"))
+            .collect();
+        keys.sort_by_key(|key| (key.ends_with("/meta.json"), key.clone()));
+        let mut fetched = 0;
+        for key in keys {
+            let path = self.root.join(&key);
+            if path.exists() {
+                continue;
+            }
+            if let Some(bytes) = self.store.get(&key)? {
+                write_atomically(&path, &bytes).map_err(io_error(&path))?;
+                fetched += 1;
+            }
+        }
+        Ok(fetched)
+    }
+}
+
 /// Statistics of one generation's self-play, kept in `shards/genNNNNNN.done`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SelfPlayDone {
@@ -181,6 +288,12 @@ pub struct SelfPlayDone {
     /// Mean positions per network batch (how well the device's batches were filled).
     #[serde(default)]
     pub mean_batch: f64,
+    /// With external self-play: the workers' shards (`incoming/` keys) this generation took.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub consumed: Vec<String>,
+    /// With external self-play: shards dropped for being played by too old a network.
+    #[serde(default)]
+    pub stale_dropped: u32,
 }
 
 /// One checkpoint's evaluation, kept in `checkpoints/NNNNNN/eval.json`.
@@ -256,21 +369,23 @@ pub struct Run<'a, V: Rules> {
     budget: Option<Duration>,
     /// Where the networks train and play (the config's `device`, opened).
     device: Device,
+    /// Where the run is kept.
+    home: RunHome,
 }
 
 impl<'a, V: Rules> Run<'a, V> {
-    /// Opens (or creates) the run directory `runs_dir/<name>` for `config`, whose text is
-    /// `config_text` (copied into the run). Refuses a directory made by a different variant or
-    /// network.
+    /// Opens (or creates) the run kept in `home` for `config`, whose text is `config_text`
+    /// (copied into the run). Refuses a run made by a different variant or network. A run on
+    /// an object store is first brought into the local directory (what it lacks).
     pub fn open(
         config: &'a TrainConfig,
         config_text: &str,
-        runs_dir: &Path,
+        home: RunHome,
         progress: &'a mut dyn Progress,
     ) -> Result<Self, RunError> {
         // A device that cannot be used stops the run before it touches any file.
         let device = config.device.open()?;
-        let paths = RunPaths::new(&runs_dir.join(&config.name));
+        let paths = RunPaths::new(&home.root);
         for dir in [
             &paths.checkpoints,
             &paths.shards,
@@ -280,8 +395,9 @@ impl<'a, V: Rules> Run<'a, V> {
             std::fs::create_dir_all(dir).map_err(io_error(dir))?;
         }
         let copy = paths.root.join("config.toml");
-        if let Ok(previous) = std::fs::read_to_string(&copy)
-            && let Ok(previous) = TrainConfig::parse(&previous)
+        let stored = home.store.get("config.toml")?;
+        if let Some(previous) = stored.as_deref().and_then(|b| std::str::from_utf8(b).ok())
+            && let Ok(previous) = TrainConfig::parse(previous)
             && (previous.variant != config.variant || previous.network != config.network)
         {
             return Err(RunError::Mismatch {
@@ -295,7 +411,11 @@ impl<'a, V: Rules> Run<'a, V> {
             });
         }
         let selfplay_openings = config.selfplay.read_openings::<V>()?;
+        home.pull()?;
         write_atomically(&copy, config_text.as_bytes()).map_err(io_error(&copy))?;
+        home.publish(std::slice::from_ref(&copy))?;
+        // Workers stop when they see `finished`; a resumed run takes it back.
+        home.store.delete(FINISHED)?;
         let log_path = paths.root.join("log.txt");
         let log = std::fs::OpenOptions::new()
             .create(true)
@@ -324,6 +444,7 @@ impl<'a, V: Rules> Run<'a, V> {
             selfplay_openings,
             budget: config.minutes.map(|m| Duration::from_secs_f64(m * 60.0)),
             device,
+            home,
         })
     }
 
@@ -368,6 +489,7 @@ impl<'a, V: Rules> Run<'a, V> {
             );
             let meta = CheckpointMeta::new::<V>(self.network_config());
             trainer.save(&self.paths.checkpoint(0), &meta, vec![])?;
+            self.home.publish_dir(&self.paths.checkpoint(0))?;
             self.say(&format!(
                 "{}: new run of {}, generation 0 is an untrained network",
                 self.config.name,
@@ -407,6 +529,7 @@ impl<'a, V: Rules> Run<'a, V> {
                 ..GenerationTime::default()
             };
             time.write(&self.paths.checkpoint(generation))?;
+            self.publish_generation_end(generation)?;
         }
         if generation > 0 {
             self.say(&format!("resuming after generation {generation}"));
@@ -480,6 +603,7 @@ impl<'a, V: Rules> Run<'a, V> {
                 u64::from(generation),
             );
             self.flush_board()?;
+            self.publish_generation_end(generation)?;
         }
         let mut summary = RunSummary {
             generation,
@@ -504,7 +628,37 @@ impl<'a, V: Rules> Run<'a, V> {
             summary.final_vs_first = Some((wdl, elo));
         }
         self.flush_board()?;
+        self.publish_generation_end(generation)?;
+        self.home
+            .store
+            .put(FINISHED, format!("{generation}\n").as_bytes())?;
         Ok(summary)
+    }
+
+    /// Publishes what a generation leaves besides its shards and checkpoint: its evaluation and
+    /// time records, the gating choice, the log and the TensorBoard events.
+    fn publish_generation_end(&self, generation: u32) -> Result<(), RunError> {
+        if !self.home.mirrored() {
+            return Ok(());
+        }
+        let dir = self.paths.checkpoint(generation);
+        let mut files: Vec<PathBuf> = [
+            dir.join("eval.json"),
+            dir.join("time.json"),
+            self.paths.root.join("best"),
+            self.paths.root.join("log.txt"),
+        ]
+        .into_iter()
+        .filter(|path| path.exists())
+        .collect();
+        files.extend(
+            std::fs::read_dir(&self.paths.tensorboard)
+                .map_err(io_error(&self.paths.tensorboard))?
+                .flatten()
+                .map(|entry| entry.path())
+                .filter(|path| path.is_file()),
+        );
+        self.home.publish(&files)
     }
 
     /// The generation whose network plays self-play games: the latest, or with gating the
@@ -520,6 +674,8 @@ impl<'a, V: Rules> Run<'a, V> {
             .unwrap_or(0)
     }
 
+    /// Generation `generation`'s self-play, played here or collected from workers; its
+    /// shards and marker are published before it returns.
     fn self_play(&mut self, generation: u32) -> Result<SelfPlayDone, RunError> {
         let prefix = format!("gen{generation:06}");
         let marker = self.paths.shards.join(format!("{prefix}.done"));
@@ -536,6 +692,58 @@ impl<'a, V: Rules> Run<'a, V> {
                 }
             }
         }
+        if self.home.mirrored() {
+            for folder in ["shards", "games"] {
+                for key in self.home.store.list(folder)? {
+                    if key[folder.len() + 1..].starts_with(&prefix) {
+                        self.home.store.delete(&key)?;
+                    }
+                }
+            }
+        }
+        let done = if self.config.distributed.external_selfplay {
+            self.collect_worker_games(generation, &prefix)?
+        } else {
+            self.play_games(generation, &prefix)?
+        };
+        let step = u64::from(generation);
+        let board = &mut self.board;
+        board.scalar(
+            "selfplay/positions_per_second",
+            done.samples as f64 / done.seconds.max(1e-9),
+            step,
+        );
+        board.scalar(
+            "selfplay/game_length",
+            done.plies as f64 / f64::from(done.games.max(1)),
+            step,
+        );
+        let games = f64::from(done.games.max(1));
+        let (white, draws, black) = done.results;
+        board.scalar("selfplay/white_wins", f64::from(white) / games, step);
+        board.scalar("selfplay/draws", f64::from(draws) / games, step);
+        board.scalar("selfplay/black_wins", f64::from(black) / games, step);
+        let mut files = Vec::new();
+        for dir in [&self.paths.games, &self.paths.shards] {
+            for entry in std::fs::read_dir(dir).map_err(io_error(dir))?.flatten() {
+                if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                    files.push(entry.path());
+                }
+            }
+        }
+        self.home.publish(&files)?;
+        let text = serde_json::to_string_pretty(&done).expect("serializable");
+        write_atomically(&marker, text.as_bytes()).map_err(io_error(&marker))?;
+        self.home.publish(std::slice::from_ref(&marker))?;
+        // Only now, with the marker kept, may the workers' copies go.
+        for key in &done.consumed {
+            self.home.store.delete(key)?;
+        }
+        Ok(done)
+    }
+
+    /// Plays generation `generation`'s games here, into shards named `prefix-NNNNNN`.
+    fn play_games(&mut self, generation: u32, prefix: &str) -> Result<SelfPlayDone, RunError> {
         let player = self.self_play_generation(generation - 1);
         let (evaluator, model): (Arc<dyn Evaluator<V>>, String) =
             if generation == 1 && self.config.bootstrap_with_static_eval {
@@ -552,10 +760,11 @@ impl<'a, V: Rules> Run<'a, V> {
         let mut writer = ShardWriter::new::<V>(
             &self.paths.shards,
             &self.paths.games,
-            &prefix,
+            prefix,
             &model,
             self.config.selfplay.games_per_shard,
-        );
+        )
+        .with_generation(player);
         let games = self.config.games_per_generation;
         self.progress.start(
             &format!("generation {generation} self-play"),
@@ -602,29 +811,12 @@ impl<'a, V: Rules> Run<'a, V> {
             cache_hit_rate: report.cache.hit_rate(),
             evaluations: report.evaluations,
             mean_batch: report.mean_batch(),
+            ..SelfPlayDone::default()
         };
         let step = u64::from(generation);
         let board = &mut self.board;
-        board.scalar(
-            "selfplay/positions_per_second",
-            report.samples_per_second(),
-            step,
-        );
-        board.scalar("selfplay/game_length", stats.average_plies(), step);
         let lengths: Vec<f64> = report.lengths.iter().map(|&n| f64::from(n)).collect();
         board.histogram("selfplay/game_lengths", &lengths, 20, step);
-        let games = f64::from(stats.games.max(1));
-        board.scalar(
-            "selfplay/white_wins",
-            f64::from(stats.white_wins) / games,
-            step,
-        );
-        board.scalar("selfplay/draws", f64::from(stats.draws) / games, step);
-        board.scalar(
-            "selfplay/black_wins",
-            f64::from(stats.black_wins) / games,
-            step,
-        );
         board.scalar("selfplay/network_time_share", done.network_share, step);
         board.scalar("selfplay/cache_hit_rate", done.cache_hit_rate, step);
         board.scalar("selfplay/mean_batch", done.mean_batch, step);
@@ -633,8 +825,127 @@ impl<'a, V: Rules> Run<'a, V> {
             done.evaluations as f64 / done.samples.max(1) as f64,
             step,
         );
-        let text = serde_json::to_string_pretty(&done).expect("serializable");
-        write_atomically(&marker, text.as_bytes()).map_err(io_error(&marker))?;
+        Ok(done)
+    }
+
+    /// The `incoming/` shards earlier generations took (their copies may still be there if a
+    /// stop came between the marker and the deletion).
+    fn consumed_before(&self, generation: u32) -> std::collections::HashSet<String> {
+        (1..generation)
+            .filter_map(|g| {
+                let marker = self.paths.shards.join(format!("gen{g:06}.done"));
+                let text = std::fs::read_to_string(marker).ok()?;
+                Some(serde_json::from_str::<SelfPlayDone>(&text).ok()?.consumed)
+            })
+            .flatten()
+            .collect()
+    }
+
+    /// Generation `generation`'s games from workers: waits until `incoming/` holds at least
+    /// `games_per_generation` games played by a network no more than `max_staleness`
+    /// generations older than the newest, and copies their shards in as `prefix-<name>`.
+    /// Every shard is decoded and checked before it counts; a damaged one is dropped.
+    fn collect_worker_games(
+        &mut self,
+        generation: u32,
+        prefix: &str,
+    ) -> Result<SelfPlayDone, RunError> {
+        let started = Instant::now();
+        let newest = self.self_play_generation(generation - 1);
+        let oldest = newest.saturating_sub(self.config.distributed.max_staleness);
+        let wanted = self.config.games_per_generation;
+        let poll = Duration::from_secs_f64(self.config.distributed.poll_seconds);
+        let mut seen = self.consumed_before(generation);
+        let mut done = SelfPlayDone::default();
+        let mut waits = 0u32;
+        self.progress.start(
+            &format!("generation {generation} worker games"),
+            u64::from(wanted),
+        );
+        while done.games < wanted {
+            let mut progressed = false;
+            for key in self.home.store.list(INCOMING)? {
+                if done.games >= wanted {
+                    break;
+                }
+                let Some(name) = key
+                    .strip_prefix("incoming/")
+                    .filter(|name| name.ends_with(".shard") && !name.contains('/'))
+                else {
+                    continue;
+                };
+                if seen.contains(&key) {
+                    continue;
+                }
+                seen.insert(key.clone());
+                let played_by = name
+                    .strip_prefix('g')
+                    .and_then(|rest| rest.get(..6))
+                    .and_then(|digits| digits.parse::<u32>().ok());
+                if played_by.is_some_and(|g| g < oldest) {
+                    self.home.store.delete(&key)?;
+                    done.stale_dropped += 1;
+                    continue;
+                }
+                let Some(bytes) = self.home.store.get(&key)? else {
+                    continue;
+                };
+                let shard = match Shard::from_bytes(&bytes, Path::new(&key)) {
+                    Ok(shard) if shard.header.variant == V::NAME => shard,
+                    Ok(shard) => {
+                        let text = format!(
+                            "{key}: a shard of {}, not {}: dropped",
+                            shard.header.variant,
+                            V::NAME
+                        );
+                        self.say(&text);
+                        self.home.store.delete(&key)?;
+                        continue;
+                    }
+                    Err(error) => {
+                        self.say(&format!("{error}: dropped"));
+                        self.home.store.delete(&key)?;
+                        continue;
+                    }
+                };
+                if shard.header.generation.is_none_or(|g| g < oldest) {
+                    self.home.store.delete(&key)?;
+                    done.stale_dropped += 1;
+                    continue;
+                }
+                let path = self.paths.shards.join(format!("{prefix}-{name}"));
+                write_atomically(&path, &bytes).map_err(io_error(&path))?;
+                let header = &shard.header;
+                done.games += header.games;
+                done.samples += shard.samples.len() as u64;
+                done.plies += header.plies;
+                done.results.0 += header.results[0];
+                done.results.1 += header.results[1];
+                done.results.2 += header.results[2];
+                done.consumed.push(key);
+                progressed = true;
+                self.progress.update(
+                    u64::from(done.games),
+                    &format!("{} shards from workers", done.consumed.len()),
+                );
+            }
+            if done.games < wanted && !progressed {
+                waits += 1;
+                if waits.is_multiple_of(60) {
+                    let text = format!(
+                        "generation {generation}: {} of {wanted} games after {:.0}s; waiting for \
+                         workers (`damas worker --run {}`)",
+                        done.games,
+                        started.elapsed().as_secs_f64(),
+                        self.home.store.location()
+                    );
+                    self.say(&text);
+                }
+                std::thread::sleep(poll);
+            }
+        }
+        self.progress.finish();
+        done.seconds = started.elapsed().as_secs_f64();
         Ok(done)
     }
 
@@ -728,6 +1039,7 @@ impl<'a, V: Rules> Run<'a, V> {
         let dir = self.paths.checkpoint(generation);
         let config_copy = std::fs::read(self.paths.root.join("config.toml")).unwrap_or_default();
         trainer.save(&dir, &meta, vec![("config.toml", config_copy)])?;
+        self.home.publish_dir(&dir)?;
         time.io += saving.elapsed().as_secs_f64();
         Ok((metrics, time))
     }
@@ -865,17 +1177,26 @@ pub fn train(
     runs: &Path,
     progress: &mut dyn Progress,
 ) -> Result<RunSummary, RunError> {
-    struct Visit<'a>(
-        &'a crate::config::ConfigFile,
-        &'a Path,
-        &'a mut dyn Progress,
-    );
+    train_in(
+        file,
+        RunHome::local(&runs.join(&file.config.name)),
+        progress,
+    )
+}
+
+/// Runs the training loop of a config file in the run kept in `home`.
+pub fn train_in(
+    file: &crate::config::ConfigFile,
+    home: RunHome,
+    progress: &mut dyn Progress,
+) -> Result<RunSummary, RunError> {
+    struct Visit<'a>(&'a crate::config::ConfigFile, RunHome, &'a mut dyn Progress);
     impl damas_rules::VariantVisitor for Visit<'_> {
         type Output = Result<RunSummary, RunError>;
         fn visit<V: Rules>(self) -> Self::Output {
-            let Visit(file, runs, progress) = self;
-            Run::<V>::open(&file.config, &file.text, runs, progress)?.run()
+            let Visit(file, home, progress) = self;
+            Run::<V>::open(&file.config, &file.text, home, progress)?.run()
         }
     }
-    file.config.variant.visit(Visit(file, runs, progress))
+    file.config.variant.visit(Visit(file, home, progress))
 }

@@ -25,6 +25,11 @@ pub struct RunContents {
 
 /// Loads every checkpoint and reads every shard of the run `config` names under `runs`.
 pub fn check_run(config: &TrainConfig, runs: &Path) -> Result<RunContents, RunError> {
+    check_run_at(config, &runs.join(&config.name))
+}
+
+/// Loads every checkpoint and reads every shard of the run of `config` in directory `root`.
+pub fn check_run_at(config: &TrainConfig, root: &Path) -> Result<RunContents, RunError> {
     struct Check(RunPaths);
     impl VariantVisitor for Check {
         type Output = Result<RunContents, RunError>;
@@ -32,8 +37,7 @@ pub fn check_run(config: &TrainConfig, runs: &Path) -> Result<RunContents, RunEr
             check::<V>(&self.0)
         }
     }
-    let paths = RunPaths::new(&runs.join(&config.name));
-    config.variant.visit(Check(paths))
+    config.variant.visit(Check(RunPaths::new(root)))
 }
 
 fn check<V: Rules>(paths: &RunPaths) -> Result<RunContents, RunError> {

@@ -5,7 +5,7 @@ mod events;
 
 use damas_rules::variants::Russian;
 use damas_selfplay::{Shard, list_shards};
-use damas_train::{Run, Silent, TrainConfig};
+use damas_train::{Run, RunHome, Silent, TrainConfig};
 use events::read_dir;
 use std::path::Path;
 
@@ -42,7 +42,13 @@ simulations = 6
 fn run(text: &str, runs: &Path) {
     let config = TrainConfig::parse(text).expect("valid config");
     let mut silent = Silent;
-    let mut run = Run::<Russian>::open(&config, text, runs, &mut silent).expect("run opens");
+    let mut run = Run::<Russian>::open(
+        &config,
+        text,
+        RunHome::local(&runs.join("tiny")),
+        &mut silent,
+    )
+    .expect("run opens");
     run.run().expect("run completes");
 }
 
@@ -179,9 +185,14 @@ fn a_run_directory_refuses_another_network() {
     let other = text.replace("channels = 8", "channels = 16");
     let config = TrainConfig::parse(&other).unwrap();
     let mut silent = Silent;
-    let error = Run::<Russian>::open(&config, &other, &runs, &mut silent)
-        .err()
-        .expect("refused");
+    let error = Run::<Russian>::open(
+        &config,
+        &other,
+        RunHome::local(&runs.join("tiny")),
+        &mut silent,
+    )
+    .err()
+    .expect("refused");
     assert!(error.to_string().contains("1x8"), "{error}");
     let _ = std::fs::remove_dir_all(&runs);
 }
@@ -403,8 +414,13 @@ fn an_unwritable_run_directory_is_named_and_leaves_its_files_intact() {
     let text = TINY.replace("generations = 2", "generations = 1");
     let config = TrainConfig::parse(&text).unwrap();
     let mut silent = Silent;
-    let result =
-        Run::<Russian>::open(&config, &text, &runs, &mut silent).and_then(|mut run| run.run());
+    let result = Run::<Russian>::open(
+        &config,
+        &text,
+        RunHome::local(&runs.join("tiny")),
+        &mut silent,
+    )
+    .and_then(|mut run| run.run());
     set_read_only(&root, false);
     let Err(error) = result else {
         panic!("an unwritable run directory is accepted");

@@ -147,6 +147,9 @@ impl SeedMaker for ShardSeeds {
                 encoding_version: damas_nn::ENCODING_VERSION,
                 model: "uniform".into(),
                 games: 2,
+                generation: Some(1),
+                plies: 80,
+                results: [1, 0, 1],
             },
             samples,
         };

@@ -1,0 +1,150 @@
+//! A learner with external self-play and two workers sharing a run directory (the local form
+//! of a run store): the workers' shards are what the learner trains on, every sample is
+//! accounted for, a half-written upload and a damaged shard are never trained on, and the
+//! workers stop when the run is finished. `scripts/distributed-loopback.sh` does the same over
+//! S3 with Ray and a `kill -9`.
+
+use damas_selfplay::{Shard, list_shards};
+use damas_store::{Location, RunStore};
+use damas_train::{
+    ConfigFile, RunHome, Silent, TrainConfig, WorkerOptions, check_run_at, run_worker, train_in,
+};
+use std::path::Path;
+
+const TINY: &str = r#"
+name = "dist"
+variant = "russian"
+generations = 2
+games_per_generation = 4
+
+[network]
+blocks = 1
+channels = 8
+
+[selfplay]
+fast_simulations = 4
+full_search_fraction = 0.5
+max_plies = 60
+games_per_worker = 2
+games_per_shard = 2
+inference_threads = 1
+[selfplay.search]
+simulations = 8
+
+[training]
+batch_size = 16
+window_min = 50
+threads = 1
+
+[evaluation]
+baseline_games = 0
+previous_games = 0
+
+[distributed]
+external_selfplay = true
+max_staleness = 0
+poll_seconds = 0.05
+"#;
+
+fn done(root: &Path, generation: u32) -> serde_json::Value {
+    let text = std::fs::read_to_string(root.join(format!("shards/gen{generation:06}.done")))
+        .expect("marker");
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn a_learner_trains_on_what_two_workers_upload() {
+    let root = std::env::temp_dir().join(format!("damas-distributed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let config = TrainConfig::parse(TINY).expect("valid config");
+    let file = ConfigFile {
+        config,
+        text: TINY.to_string(),
+    };
+    let store = || RunStore::open(&Location::Local(root.clone()), &[]).unwrap();
+
+    // What a worker killed mid-upload leaves (a temporary name) and a damaged shard: neither
+    // may be trained on, and neither may stop the run.
+    std::fs::create_dir_all(root.join("incoming")).unwrap();
+    std::fs::write(
+        root.join("incoming/.g000000-dead-000000.shard.tmp"),
+        b"DAMASHRD",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("incoming/g000000-bad-000000.shard"),
+        b"DAMASHRD\0\0\0\0truncated",
+    )
+    .unwrap();
+
+    let summaries = std::thread::scope(|scope| {
+        let workers: Vec<_> = ["w1", "w2"]
+            .into_iter()
+            .map(|id| {
+                let store = store();
+                let cache = root.with_extension(format!("cache-{id}"));
+                scope.spawn(move || {
+                    let options = WorkerOptions {
+                        id: id.to_string(),
+                        cache,
+                        shards: None,
+                        device: None,
+                    };
+                    run_worker(&store, &options, &mut Silent).expect("worker runs")
+                })
+            })
+            .collect();
+        let summary = train_in(&file, RunHome::local(&root), &mut Silent).expect("learner runs");
+        assert_eq!(summary.generation, 2);
+        // The workers see `finished` and stop by themselves.
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap())
+            .collect::<Vec<_>>()
+    });
+
+    let mut consumed = Vec::new();
+    let mut marked_samples = 0;
+    for generation in 1..=2 {
+        let marker = done(&root, generation);
+        assert!(marker["games"].as_u64().unwrap() >= 4, "{marker}");
+        marked_samples += marker["samples"].as_u64().unwrap();
+        for key in marker["consumed"].as_array().unwrap() {
+            let key = key.as_str().unwrap().to_string();
+            assert!(!key.contains("bad") && !key.contains("dead"), "{key}");
+            // Taken from `incoming/`, the copy there is gone.
+            assert!(!root.join(&key).exists(), "{key}");
+            consumed.push(key);
+        }
+    }
+    // The samples the markers count are exactly those of the shards the learner kept, every
+    // one played by a worker with the network of the generation before (staleness 0).
+    let mut kept_samples = 0;
+    for path in list_shards(&root.join("shards")).unwrap() {
+        let shard = Shard::read(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let generation: u32 = name[3..9].parse().unwrap();
+        assert_eq!(shard.header.generation, Some(generation - 1), "{name}");
+        assert!(name.contains("-w1-") || name.contains("-w2-"), "{name}");
+        kept_samples += shard.samples.len() as u64;
+    }
+    assert_eq!(kept_samples, marked_samples);
+    // Each worker's uploads are its own, numbered from 0; together they made at least what
+    // the learner took.
+    let uploaded: u64 = summaries.iter().map(|s| s.samples).sum();
+    assert!(uploaded >= marked_samples, "{uploaded} < {marked_samples}");
+    assert!(summaries.iter().all(|s| s.shards >= 1), "{summaries:?}");
+    // The damaged shard was dropped (deleted), the temporary file never touched.
+    assert!(!root.join("incoming/g000000-bad-000000.shard").exists());
+    assert!(
+        root.join("incoming/.g000000-dead-000000.shard.tmp")
+            .exists()
+    );
+    assert!(root.join("finished").exists());
+    let contents = check_run_at(&file.config, &root).expect("every file verifies");
+    assert_eq!(contents.checkpoints, 3);
+    for id in ["w1", "w2"] {
+        let _ = std::fs::remove_dir_all(root.with_extension(format!("cache-{id}")));
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
