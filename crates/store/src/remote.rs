@@ -48,7 +48,7 @@ impl Remote {
 
     fn path(&self, key: &str) -> ObjectPath {
         key.split('/')
-            .fold(self.prefix.clone(), |path, part| path.child(part))
+            .fold(self.prefix.clone(), |path, part| path.join(part))
     }
 
     fn error(&self, key: &str, e: object_store::Error) -> StoreError {

@@ -28,7 +28,8 @@ pub struct WorkerOptions {
     /// The worker's name in its shards' names (letters, digits, `_`; at most 32), unique among
     /// the run's workers. A worker restarted under the same id continues its numbering.
     pub id: String,
-    /// A local folder for the networks it fetches and the shard it is writing.
+    /// A local folder for the networks it fetches and the shard it is writing (the worker uses
+    /// its `<id>/` subfolder).
     pub cache: PathBuf,
     /// Stop after this many shards (none: until the run is finished).
     pub shards: Option<u64>,
@@ -212,7 +213,9 @@ fn work<V: Rules>(
     let device = config.device.open()?;
     damas_nn::set_inference_threads(config.selfplay.inference_threads);
     let openings = config.selfplay.read_openings::<V>()?;
-    let out = options.cache.join(format!("out-{}", options.id));
+    // Workers on one machine may share a cache folder: each keeps to its own part of it.
+    let cache = options.cache.join(&options.id);
+    let out = cache.join("out");
     // A shard left half written by a killed worker was never uploaded: drop it.
     let _ = std::fs::remove_dir_all(&out);
     let mut sequence = next_sequence(store, &options.id)?;
@@ -255,13 +258,24 @@ fn work<V: Rules>(
                         "static-eval".into(),
                     )
                 } else {
-                    let dir = fetch_checkpoint(store, generation, &options.cache)?;
+                    let dir = fetch_checkpoint(store, generation, &cache)?;
                     let model = Model::<V>::open_path(&dir, &device)?;
                     (
                         model.evaluator(),
                         format!("{}/{generation:06}", config.name),
                     )
                 };
+            // Older networks fetched before are no longer needed.
+            let current = format!("{generation:06}");
+            for entry in std::fs::read_dir(cache.join("checkpoints"))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                if entry.file_name().to_string_lossy() != current {
+                    let _ = std::fs::remove_dir_all(entry.path());
+                }
+            }
             progress.line(&format!("playing with {model}"));
             loaded = Some((generation, evaluator, model));
         }

@@ -1,0 +1,86 @@
+"""What scripts/distributed-loopback.sh asks of the S3 server, through boto3 (endpoint and keys
+from the AWS_* variables the script sets).
+
+    s3_probe.py create-bucket BUCKET
+    s3_probe.py count BUCKET PREFIX...        shards (*.shard) under the prefixes
+    s3_probe.py verify BUCKET RUN CHECK_LINE  the run's markers against its shards and the check
+"""
+
+import json
+import os
+import re
+import sys
+
+import boto3
+
+
+def client():
+    return boto3.client(
+        "s3",
+        endpoint_url=os.environ["AWS_ENDPOINT"],
+        region_name=os.environ.get("AWS_REGION", "us-east-1"),
+    )
+
+
+def keys(s3, bucket, prefix):
+    pages = s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
+    return [item["Key"] for page in pages for item in page.get("Contents", [])]
+
+
+def get(s3, bucket, key):
+    return s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+
+
+def verify(s3, bucket, run, check_line):
+    fail = []
+    all_keys = keys(s3, bucket, run + "/")
+    if run + "/finished" not in all_keys:
+        fail.append("no `finished` marker")
+    checkpoints = [k for k in all_keys if re.fullmatch(rf"{run}/checkpoints/\d{{6}}/meta.json", k)]
+    markers = sorted(k for k in all_keys if re.fullmatch(rf"{run}/shards/gen\d{{6}}\.done", k))
+    shards = [k for k in all_keys if k.startswith(run + "/shards/") and k.endswith(".shard")]
+    incoming = set(k for k in all_keys if k.startswith(run + "/incoming/"))
+    samples, consumed, stale = 0, [], 0
+    for marker in markers:
+        done = json.loads(get(s3, bucket, marker))
+        samples += done["samples"]
+        consumed += done.get("consumed", [])
+        stale += done.get("stale_dropped", 0)
+    checked = dict(re.findall(r"(checkpoints|shards|samples) (\d+)", check_line))
+    print(f"store: {len(checkpoints)} checkpoints, {len(markers)} generation markers, "
+          f"{len(shards)} kept shards, {len(consumed)} consumed from workers, "
+          f"{stale} stale shards dropped, {len(incoming)} left in incoming/; "
+          f"markers count {samples} samples, the check read {checked.get('samples')}")
+    if len(checkpoints) != 4 or int(checked.get("checkpoints", -1)) != 4:
+        fail.append("expected checkpoints 0 to 3")
+    if len(markers) != 3:
+        fail.append("expected three generation markers")
+    if int(checked.get("samples", -1)) != samples:
+        fail.append("the markers' samples differ from the shards' samples")
+    if len(consumed) != len(shards) or int(checked.get("shards", -1)) != len(shards):
+        fail.append("kept shards differ from the consumed ones")
+    if any(f"{run}/{key}" in incoming for key in consumed):
+        fail.append("a consumed shard is still in incoming/")
+    log = get(s3, bucket, run + "/log.txt").decode()
+    if "dropped" in log:
+        fail.append("the learner dropped a damaged shard: " + log)
+    for problem in fail:
+        print("FAIL:", problem)
+    return not fail
+
+
+def main():
+    command, bucket, *rest = sys.argv[1:]
+    s3 = client()
+    if command == "create-bucket":
+        s3.create_bucket(Bucket=bucket)
+    elif command == "count":
+        print(sum(k.endswith(".shard") for prefix in rest for k in keys(s3, bucket, prefix)))
+    elif command == "verify":
+        sys.exit(0 if verify(s3, bucket, rest[0], rest[1]) else 1)
+    else:
+        sys.exit(f"unknown command {command}")
+
+
+if __name__ == "__main__":
+    main()
