@@ -49,8 +49,10 @@ t1=$(echo "$(date +%s.%N) - $start" | bc)
 echo "== two workers at once, $SHARDS shards each"
 start=$(date +%s.%N)
 worker two_a > "$WORK/a.res" &
+first=$!
 worker two_b > "$WORK/b.res" &
-wait %1 %2
+second=$!
+wait "$first" "$second"
 t2=$(echo "$(date +%s.%N) - $start" | bc)
 read -r sa pa < "$WORK/a.res"
 read -r sb pb < "$WORK/b.res"

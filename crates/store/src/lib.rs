@@ -326,6 +326,28 @@ mod tests {
         fs::remove_dir_all(dir).unwrap();
     }
 
+    /// The object-store backend over object_store's in-memory store: keys under the run's
+    /// prefix only, relative to it, sorted.
+    #[cfg(feature = "object-store")]
+    #[test]
+    fn an_object_store_puts_lists_gets_and_deletes_under_its_prefix() {
+        let store = RunStore::open(&Location::parse("memory:///runs/a"), &[]).unwrap();
+        assert!(store.local_root().is_none());
+        store.put("incoming/b.shard", b"two").unwrap();
+        store.put("incoming/a.shard", b"one").unwrap();
+        store.put("checkpoints/000001/meta.json", b"{}").unwrap();
+        assert_eq!(
+            store.list("incoming").unwrap(),
+            ["incoming/a.shard", "incoming/b.shard"]
+        );
+        assert_eq!(store.list("").unwrap().len(), 3);
+        assert_eq!(store.get("incoming/a.shard").unwrap().unwrap(), b"one");
+        assert_eq!(store.get("missing").unwrap(), None);
+        store.delete("incoming/a.shard").unwrap();
+        store.delete("incoming/a.shard").unwrap();
+        assert_eq!(store.list("incoming").unwrap(), ["incoming/b.shard"]);
+    }
+
     #[cfg(not(feature = "object-store"))]
     #[test]
     fn an_object_store_url_without_the_feature_names_it() {
