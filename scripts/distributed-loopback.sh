@@ -6,7 +6,8 @@
 # Then it checks that the run completed, that no partial or damaged shard was ever read (the
 # learner decodes every shard it takes and logs any it drops), that every checkpoint loads and
 # every kept shard decodes (`damas train --check` on the store), and that the sample counts of
-# the generation markers equal those of the shards kept.
+# the generation markers equal those of the shards kept. Last, a learner with an empty local
+# copy and no config resumes the run from the store alone.
 #
 # The S3 server is moto (`moto[server]` from PyPI): it installs into the same virtual
 # environment as Ray in seconds, where a Rust server (s3s-fs) would add a second cold build, and
@@ -129,4 +130,10 @@ echo "== checks on the store"
 check=$("$DAMAS" train --run "$RUN" --runs "$WORK/check" --check)
 echo "$check"
 s3 verify "$BUCKET" runs/tiny "$check"
+
+echo "== the learner resumes from the store alone (no config, an empty local copy)"
+resume=$("$DAMAS" train --run "$RUN" --runs "$WORK/resume" --quiet)
+echo "$resume" | tail -2
+echo "$resume" | grep -q "resuming after generation 3" || { echo "FAIL: no resume"; exit 1; }
+[ "$(ls "$WORK/resume/tiny/checkpoints" | wc -l)" = 4 ] || { echo "FAIL: the local copy lacks checkpoints"; exit 1; }
 echo "PASS"

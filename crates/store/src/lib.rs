@@ -41,9 +41,16 @@ pub enum Location {
     Url(String),
 }
 
-/// URL schemes read as object stores.
-const SCHEMES: [&str; 7] = [
-    "s3://", "s3a://", "gs://", "az://", "adl://", "abfs://", "abfss://",
+/// URL schemes read as object stores (`memory://`: object_store's in-process store, for tests).
+const SCHEMES: [&str; 8] = [
+    "s3://",
+    "s3a://",
+    "gs://",
+    "az://",
+    "adl://",
+    "abfs://",
+    "abfss://",
+    "memory://",
 ];
 
 impl Location {
