@@ -579,15 +579,25 @@ impl<'a, V: Rules> Run<'a, V> {
                     )
                 },
             );
+            // Games played here report how full the network's batches were; workers' games,
+            // how many shards (and stale ones dropped) they came in.
+            let source = if done.consumed.is_empty() {
+                format!("mean batch {:.1}", done.mean_batch)
+            } else {
+                format!(
+                    "{} worker shards ({} stale dropped)",
+                    done.consumed.len(),
+                    done.stale_dropped
+                )
+            };
             self.say(&format!(
-                "generation {generation}: {} games, {} positions, {:.1} plies avg, mean batch {:.1}; \
+                "generation {generation}: {} games, {} positions, {:.1} plies avg, {source}; \
                  policy loss {:.3}, value loss {:.3}, value accuracy {:.1}%; vs baseline: {baseline}; \
                  time: self-play {:.0}s, training {:.0}s, i/o {:.1}s, evaluation {:.0}s, run clock \
                  {:.1} min",
                 done.games,
                 done.samples,
                 done.plies as f64 / done.games.max(1) as f64,
-                done.mean_batch,
                 metrics.policy_loss,
                 metrics.value_loss,
                 100.0 * metrics.value_accuracy,
