@@ -258,6 +258,39 @@ impl RunStore {
     }
 }
 
+impl RunStore {
+    /// Copies every object under the folder `prefix` (empty: all) that `dir` lacks to the same
+    /// relative path in `dir`, except keys `skip` names; `meta.json` objects come last, so a
+    /// local checkpoint directory counts as complete only once everything else of it is there.
+    /// Returns how many objects it copied.
+    pub fn fetch_missing(
+        &self,
+        prefix: &str,
+        dir: &Path,
+        skip: impl Fn(&str) -> bool,
+    ) -> Result<usize, StoreError> {
+        let mut keys: Vec<String> = self
+            .list(prefix)?
+            .into_iter()
+            .filter(|key| !skip(key))
+            .collect();
+        keys.sort_by_key(|key| (key.ends_with("meta.json"), key.clone()));
+        let mut fetched = 0;
+        for key in keys {
+            let path = dir.join(&key);
+            if path.exists() {
+                continue;
+            }
+            if let Some(bytes) = self.get(&key)? {
+                write_atomically(&path, &bytes)
+                    .map_err(|source| StoreError::Io { path, source })?;
+                fetched += 1;
+            }
+        }
+        Ok(fetched)
+    }
+}
+
 /// Adds the files under `dir` to `keys`, as paths relative to `root`, skipping hidden names
 /// (the temporary files of atomic writes).
 fn list_local(root: &Path, dir: &Path, keys: &mut Vec<String>) -> Result<(), StoreError> {
@@ -305,15 +338,13 @@ mod tests {
         assert!(Location::parse("/data/s3:/x").is_local());
     }
 
-    #[test]
-    fn a_local_store_puts_lists_gets_and_deletes() {
-        let dir = std::env::temp_dir().join(format!("damas-store-{}", std::process::id()));
-        let store = RunStore::open(&Location::Local(dir.clone()), &[]).unwrap();
+    /// What every backend must do: puts, a sorted listing under a folder (`between` runs after
+    /// the puts, before the listing), gets, idempotent deletes and refused keys.
+    fn exercise(store: &RunStore, between: impl FnOnce()) {
         store.put("incoming/b.shard", b"two").unwrap();
         store.put("incoming/a.shard", b"one").unwrap();
-        store.put("config.toml", b"x").unwrap();
-        // A temporary file of an interrupted write is never listed.
-        fs::write(dir.join("incoming/.c.shard.tmp"), b"part").unwrap();
+        store.put("checkpoints/000001/meta.json", b"{}").unwrap();
+        between();
         assert_eq!(
             store.list("incoming").unwrap(),
             ["incoming/a.shard", "incoming/b.shard"]
@@ -330,6 +361,16 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn a_local_store_puts_lists_gets_and_deletes() {
+        let dir = std::env::temp_dir().join(format!("damas-store-{}", std::process::id()));
+        let store = RunStore::open(&Location::Local(dir.clone()), &[]).unwrap();
+        // A temporary file of an interrupted write is never listed.
+        exercise(&store, || {
+            fs::write(dir.join("incoming/.c.shard.tmp"), b"part").unwrap()
+        });
         fs::remove_dir_all(dir).unwrap();
     }
 
@@ -340,19 +381,7 @@ mod tests {
     fn an_object_store_puts_lists_gets_and_deletes_under_its_prefix() {
         let store = RunStore::open(&Location::parse("memory:///runs/a"), &[]).unwrap();
         assert!(store.local_root().is_none());
-        store.put("incoming/b.shard", b"two").unwrap();
-        store.put("incoming/a.shard", b"one").unwrap();
-        store.put("checkpoints/000001/meta.json", b"{}").unwrap();
-        assert_eq!(
-            store.list("incoming").unwrap(),
-            ["incoming/a.shard", "incoming/b.shard"]
-        );
-        assert_eq!(store.list("").unwrap().len(), 3);
-        assert_eq!(store.get("incoming/a.shard").unwrap().unwrap(), b"one");
-        assert_eq!(store.get("missing").unwrap(), None);
-        store.delete("incoming/a.shard").unwrap();
-        store.delete("incoming/a.shard").unwrap();
-        assert_eq!(store.list("incoming").unwrap(), ["incoming/b.shard"]);
+        exercise(&store, || {});
     }
 
     #[cfg(not(feature = "object-store"))]

@@ -239,25 +239,9 @@ impl RunHome {
         if !self.mirrored() {
             return Ok(0);
         }
-        let mut keys: Vec<String> = self
+        Ok(self
             .store
-            .list("")?
-            .into_iter()
-            .filter(|key| !key.starts_with("incoming/"))
-            .collect();
-        keys.sort_by_key(|key| (key.ends_with("/meta.json"), key.clone()));
-        let mut fetched = 0;
-        for key in keys {
-            let path = self.root.join(&key);
-            if path.exists() {
-                continue;
-            }
-            if let Some(bytes) = self.store.get(&key)? {
-                write_atomically(&path, &bytes).map_err(io_error(&path))?;
-                fetched += 1;
-            }
-        }
-        Ok(fetched)
+            .fetch_missing("", &self.root, |key| key.starts_with("incoming/"))?)
     }
 }
 

@@ -14,7 +14,7 @@ use crate::config::TrainConfig;
 use crate::run::{FINISHED, INCOMING, Progress, RunError};
 use damas_mcts::{Evaluator, StaticEvaluator};
 use damas_models::Model;
-use damas_nn::{DeviceChoice, write_atomically};
+use damas_nn::DeviceChoice;
 use damas_rules::Rules;
 use damas_selfplay::{ConfigError, ShardWriter, play_into_shards};
 use damas_store::RunStore;
@@ -189,18 +189,7 @@ fn fetch_checkpoint(store: &RunStore, generation: u32, cache: &Path) -> Result<P
     if dir.join("meta.json").exists() {
         return Ok(dir);
     }
-    let mut keys = store.list(&folder)?;
-    keys.sort_by_key(|key| (key.ends_with("/meta.json"), key.clone()));
-    for key in keys {
-        let Some(bytes) = store.get(&key)? else {
-            continue;
-        };
-        let path = cache.join(&key);
-        write_atomically(&path, &bytes).map_err(|source| RunError::Io {
-            path: path.clone(),
-            source,
-        })?;
-    }
+    store.fetch_missing(&folder, cache, |_| false)?;
     Ok(dir)
 }
 

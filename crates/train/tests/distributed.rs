@@ -143,7 +143,10 @@ fn a_learner_trains_on_what_two_workers_upload() {
     assert!(root.join("finished").exists());
     let log = std::fs::read_to_string(root.join("log.txt")).unwrap();
     assert!(log.contains(" worker shards ("), "{log}");
-    assert!(log.contains("dropped"), "the damaged shard is not in the log: {log}");
+    assert!(
+        log.contains("dropped"),
+        "the damaged shard is not in the log: {log}"
+    );
     let contents = check_run_at(&file.config, &root).expect("every file verifies");
     assert_eq!(contents.checkpoints, 3);
     for id in ["w1", "w2"] {
