@@ -62,7 +62,7 @@ def verify(s3, bucket, run, check_line):
     if any(f"{run}/{key}" in incoming for key in consumed):
         fail.append("a consumed shard is still in incoming/")
     log = get(s3, bucket, run + "/log.txt").decode()
-    if "dropped" in log:
+    if re.search(r": dropped$", log, re.MULTILINE):
         fail.append("the learner dropped a damaged shard: " + log)
     for problem in fail:
         print("FAIL:", problem)
