@@ -29,7 +29,9 @@ pub use evaluator::{
     BurnModel, ModelEvaluator, NetEvaluator, Outputs, PredictError, Predictor, encode_leaves,
     evaluations,
 };
-pub use network::{Network, NetworkConfig, NetworkSize, Output};
+pub use network::{
+    AUX_MATERIAL, AUX_OUTPUTS, AUX_PLIES_LEFT, Network, NetworkConfig, NetworkSize, Output,
+};
 
 /// The CPU device (burn's `flex` backend), for inference.
 pub fn cpu() -> Device {

@@ -1,5 +1,7 @@
 //! The residual network: a convolution stem, a tower of residual blocks, a policy head (logits
-//! over every from-to index) and a value head (win/draw/loss logits), as in AlphaZero.
+//! over every from-to index) and a value head (win/draw/loss logits), as in AlphaZero. The value
+//! head's hidden layer may also feed two auxiliary outputs that only training reads (KataGo's
+//! score and Lc0's moves-left heads): the game's final material balance and the plies left.
 
 use crate::encoding::{BoardShape, INPUT_PLANES};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
@@ -67,6 +69,9 @@ pub struct NetworkConfig {
     /// Hidden units of the value head.
     #[config(default = 64)]
     pub value_hidden: usize,
+    /// Whether the value head also has the auxiliary outputs (absent, so no, in checkpoints
+    /// made before they existed).
+    pub aux_head: Option<bool>,
 }
 
 /// Convolution (3x3, or 1x1 in the heads), batch norm, optional ReLU.
@@ -116,6 +121,7 @@ pub struct Network {
     value_conv: ConvBlock,
     value_hidden: Linear,
     value_out: Linear,
+    aux_out: Option<Linear>,
 }
 
 /// The network's outputs for a batch.
@@ -127,12 +133,26 @@ pub struct Output {
     pub value: Tensor<2>,
 }
 
+/// Columns of the auxiliary output, `[batch, AUX_OUTPUTS]`.
+pub const AUX_OUTPUTS: usize = 2;
+/// Column of the auxiliary output that predicts the final material balance (scaled by the
+/// trainer).
+pub const AUX_MATERIAL: usize = 0;
+/// Column of the auxiliary output that predicts the plies left (scaled by the trainer).
+pub const AUX_PLIES_LEFT: usize = 1;
+
 impl NetworkConfig {
-    /// A network of `size` for `board`.
+    /// A network of `size` for `board`, with the auxiliary outputs.
     pub fn sized(board: BoardShape, size: NetworkSize) -> Self {
         NetworkConfig::new(board)
             .with_blocks(size.blocks)
             .with_channels(size.channels)
+            .with_aux_head(Some(true))
+    }
+
+    /// Whether the network has the auxiliary outputs.
+    pub fn has_aux_head(&self) -> bool {
+        self.aux_head == Some(true)
     }
 
     /// The size of its tower.
@@ -161,6 +181,9 @@ impl NetworkConfig {
             value_conv: ConvBlock::new(c, 2, 1, device),
             value_hidden: LinearConfig::new(2 * area, self.value_hidden).init(device),
             value_out: LinearConfig::new(self.value_hidden, 3).init(device),
+            aux_out: self
+                .has_aux_head()
+                .then(|| LinearConfig::new(self.value_hidden, AUX_OUTPUTS).init(device)),
         }
     }
 
@@ -175,6 +198,7 @@ impl NetworkConfig {
             + self.policy_channels as u64 * area * self.board.policy_len() as u64;
         let value =
             conv(c, 2, 1) + 2 * area * self.value_hidden as u64 + self.value_hidden as u64 * 3;
+        // The auxiliary outputs are not computed when the network plays.
         // Two floating-point operations per multiply-add.
         2 * (stem + tower + policy + value)
     }
@@ -183,16 +207,39 @@ impl NetworkConfig {
 impl Network {
     /// Runs the network on a batch of encoded positions, `[batch, planes, height, width]`.
     pub fn forward(&self, input: Tensor<4>) -> Output {
+        let (policy, value_hidden) = self.policy_and_value_hidden(input);
+        Output {
+            policy,
+            value: self.value_out.forward(value_hidden),
+        }
+    }
+
+    /// [`Network::forward`] plus the auxiliary outputs `[batch, AUX_OUTPUTS]`, if the network
+    /// has them (training reads them; playing does not compute them).
+    pub fn forward_with_aux(&self, input: Tensor<4>) -> (Output, Option<Tensor<2>>) {
+        let (policy, value_hidden) = self.policy_and_value_hidden(input);
+        let aux = self
+            .aux_out
+            .as_ref()
+            .map(|out| out.forward(value_hidden.clone()));
+        let output = Output {
+            policy,
+            value: self.value_out.forward(value_hidden),
+        };
+        (output, aux)
+    }
+
+    /// The policy logits and the value head's hidden layer.
+    fn policy_and_value_hidden(&self, input: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
         let mut x = relu(self.stem.forward(input));
         for block in &self.tower {
             x = block.forward(x);
         }
         let policy = relu(self.policy_conv.forward(x.clone())).flatten::<2>(1, 3);
         let value = relu(self.value_conv.forward(x)).flatten::<2>(1, 3);
-        let value = relu(self.value_hidden.forward(value));
-        Output {
-            policy: self.policy_fc.forward(policy),
-            value: self.value_out.forward(value),
-        }
+        (
+            self.policy_fc.forward(policy),
+            relu(self.value_hidden.forward(value)),
+        )
     }
 }

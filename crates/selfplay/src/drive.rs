@@ -1,8 +1,10 @@
 //! Self-play straight into files: [`play_into_shards`] plays games with [`play_games`] and hands
 //! each finished one to a [`ShardWriter`], keeping the statistics. It is the one driver behind
-//! `damas selfplay` and the training loop's self-play phase.
+//! `damas selfplay` and the training loop's self-play phase; [`engine_games_into_shards`] does
+//! the same for the alpha-beta engine's games (a warm start).
 
 use crate::config::SelfPlayConfig;
+use crate::engine_games::{EngineGames, play_engine_games};
 use crate::output::{ShardWriter, Stats};
 use crate::play::{TimedEvaluator, play_games};
 use crate::shard::ShardError;
@@ -66,36 +68,88 @@ pub fn play_into_shards<V: Rules, E: Evaluator<V>>(
 ) -> Result<SelfPlayReport, ShardError> {
     let timed = TimedEvaluator::new(evaluator);
     let cached = CachedEvaluator::new(&timed, config.cache_positions);
-    let started = Instant::now();
-    let mut stats = Stats::default();
-    let mut lengths = Vec::new();
-    let mut failure = None;
-    let model = writer.model().to_string();
+    let mut collector = Collector::new(writer);
+    let model = collector.writer.model().to_string();
     play_games::<V, _>(config, &cached, games, seed, &model, openings, |record| {
-        stats.add(&record);
-        lengths.push(record.plies);
-        if failure.is_none()
-            && let Err(error) = writer.add(record)
-        {
-            failure = Some(error);
-        }
-        on_game(&stats, started.elapsed().as_secs_f64());
+        collector.add(record);
+        on_game(&collector.stats, collector.started.elapsed().as_secs_f64());
     });
-    if let Some(error) = failure {
-        return Err(error);
+    let mut report = collector.finish()?;
+    report.evaluations = timed.positions();
+    report.batches = timed.batches();
+    report.network_seconds = timed.time().as_secs_f64();
+    report.workers = config.workers.max(1);
+    report.cache = cached.stats();
+    Ok(report)
+}
+
+/// [`play_into_shards`] for games of the alpha-beta engine against itself (a warm start):
+/// `games` games played as `settings` says, written with `writer`, flushed at the end.
+pub fn engine_games_into_shards<V: Rules>(
+    settings: &EngineGames,
+    games: u32,
+    seed: u64,
+    openings: &[Position<V::Geometry>],
+    writer: &mut ShardWriter,
+    mut on_game: impl FnMut(&Stats, f64),
+) -> Result<SelfPlayReport, ShardError> {
+    let mut collector = Collector::new(writer);
+    let model = collector.writer.model().to_string();
+    play_engine_games::<V>(settings, games, seed, &model, openings, |record| {
+        collector.add(record);
+        on_game(&collector.stats, collector.started.elapsed().as_secs_f64());
+    });
+    let mut report = collector.finish()?;
+    report.workers = settings.workers.max(1);
+    Ok(report)
+}
+
+/// Hands finished games to a [`ShardWriter`] and keeps the statistics; the first write error
+/// is kept and returned by [`Collector::finish`], after the games in flight have finished.
+struct Collector<'a> {
+    writer: &'a mut ShardWriter,
+    stats: Stats,
+    lengths: Vec<u32>,
+    failure: Option<ShardError>,
+    started: Instant,
+}
+
+impl<'a> Collector<'a> {
+    fn new(writer: &'a mut ShardWriter) -> Self {
+        Collector {
+            writer,
+            stats: Stats::default(),
+            lengths: Vec::new(),
+            failure: None,
+            started: Instant::now(),
+        }
     }
-    writer.flush()?;
-    Ok(SelfPlayReport {
-        stats,
-        lengths,
-        seconds: started.elapsed().as_secs_f64(),
-        evaluations: timed.positions(),
-        batches: timed.batches(),
-        network_seconds: timed.time().as_secs_f64(),
-        workers: config.workers.max(1),
-        shards: writer.written().to_vec(),
-        cache: cached.stats(),
-    })
+
+    fn add(&mut self, record: crate::play::GameRecord) {
+        self.stats.add(&record);
+        self.lengths.push(record.plies);
+        if self.failure.is_none()
+            && let Err(error) = self.writer.add(record)
+        {
+            self.failure = Some(error);
+        }
+    }
+
+    /// The report's statistics, lengths, time and files; the evaluator's figures are left to
+    /// the caller.
+    fn finish(self) -> Result<SelfPlayReport, ShardError> {
+        if let Some(error) = self.failure {
+            return Err(error);
+        }
+        self.writer.flush()?;
+        Ok(SelfPlayReport {
+            stats: self.stats,
+            lengths: self.lengths,
+            seconds: self.started.elapsed().as_secs_f64(),
+            shards: self.writer.written().to_vec(),
+            ..SelfPlayReport::default()
+        })
+    }
 }
 
 /// What `damas selfplay` is asked to do.

@@ -2,7 +2,7 @@
 //! their searches into one batch per round, and send finished games to the caller.
 
 use crate::config::SelfPlayConfig;
-use crate::shard::Sample;
+use crate::shard::{AuxTargets, Sample};
 use damas_mcts::{Evaluation, Evaluator, Leaf, RootNoise, Search, evaluate_pending};
 use damas_nn::PackedPosition;
 use damas_nn::encoding::policy_target;
@@ -163,6 +163,7 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
                 result: 0,
                 search_value: report.value,
                 ply: ply.min(u16::MAX as u32) as u16,
+                aux: None,
             };
             slot.samples.push((sample, turn));
         }
@@ -210,19 +211,10 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
         None
     }
 
-    /// The record of a finished game, results written into its samples.
+    /// The record of a finished game, results and auxiliary targets written into its samples.
     fn finish(&self, slot: &mut Slot<V>, search: &Search<V>, outcome: Outcome) -> GameRecord {
-        let samples = std::mem::take(&mut slot.samples)
-            .into_iter()
-            .map(|(mut sample, side)| {
-                sample.result = match outcome {
-                    Outcome::Win { winner, .. } if winner == side => 1,
-                    Outcome::Win { .. } => -1,
-                    Outcome::Draw(_) => 0,
-                };
-                sample
-            })
-            .collect();
+        let game = search.game();
+        let samples = label_samples(std::mem::take(&mut slot.samples), outcome, game);
         let round = (slot.index + 1).to_string();
         let tags = [
             ("Event", "damas selfplay"),
@@ -230,7 +222,6 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
             ("White", self.model),
             ("Black", self.model),
         ];
-        let game = search.game();
         GameRecord {
             index: slot.index,
             pdn: write_game_with_outcome(game, &tags, Some(outcome)),
@@ -285,6 +276,30 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
     }
 }
 
+/// Writes each sample's result (`outcome` for the side that was to move) and its auxiliary
+/// targets, read off the game's last position `end`.
+pub(crate) fn label_samples<V: Rules>(
+    samples: Vec<(Sample, Color)>,
+    outcome: Outcome,
+    end: &Game<V>,
+) -> Vec<Sample> {
+    samples
+        .into_iter()
+        .map(|(mut sample, side)| {
+            sample.result = match outcome {
+                Outcome::Win { winner, .. } if winner == side => 1,
+                Outcome::Win { .. } => -1,
+                Outcome::Draw(_) => 0,
+            };
+            sample.aux = Some(AuxTargets {
+                plies_left: (end.ply() - u32::from(sample.ply)).min(u32::from(u16::MAX)) as u16,
+                material: material_balance(end.position(), side).clamp(-128, 127) as i8,
+            });
+            sample
+        })
+        .collect()
+}
+
 /// Plays `games` self-play games of `V` with `evaluator` on `config.workers` threads, calling
 /// `on_game` (on this thread) for each finished game as it arrives. `model` names the player in
 /// the PDN; `openings` are start positions to cycle through (none: the variant's start).
@@ -321,13 +336,18 @@ pub fn play_games<V: Rules, E: Evaluator<V>>(
     });
 }
 
-/// How far `side` is behind in material (men 1, kings 3; negative when ahead), or `None` when
-/// the position has no pieces to count.
-fn material_deficit<G: damas_rules::Geometry>(position: &Position<G>, side: Color) -> Option<i32> {
+/// Material of `side` (men 1, kings 3) minus its opponent's.
+pub fn material_balance<G: damas_rules::Geometry>(position: &Position<G>, side: Color) -> i32 {
     let material = |c: Color| {
         let kings = position.kings(c).count() as i32;
         position.pieces(c).count() as i32 - kings + 3 * kings
     };
-    let (ours, theirs) = (material(side), material(!side));
-    (ours + theirs > 0).then_some(theirs - ours)
+    material(side) - material(!side)
+}
+
+/// How far `side` is behind in material (negative when ahead), or `None` when the position
+/// has no pieces to count.
+fn material_deficit<G: damas_rules::Geometry>(position: &Position<G>, side: Color) -> Option<i32> {
+    let any = position.pieces(Color::White).count() + position.pieces(Color::Black).count() > 0;
+    any.then(|| -material_balance(position, side))
 }

@@ -24,8 +24,9 @@ const DECODE_LIMIT: bincode::config::Configuration<
 > = bincode::config::standard().with_limit::<{ 256 << 20 }>();
 
 /// Version of the shard layout. Version 2 added the generation of the network that played
-/// and the games' plies and results; version 1 shards are still read.
-pub const SHARD_FORMAT: u32 = 2;
+/// and the games' plies and results, version 3 each sample's auxiliary targets; versions 1
+/// and 2 are still read (their samples have no auxiliary targets).
+pub const SHARD_FORMAT: u32 = 3;
 
 /// What a shard holds and how it was made.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -59,11 +60,50 @@ struct HeaderV1 {
     games: u32,
 }
 
+/// A sample of versions 1 and 2: no auxiliary targets.
+#[derive(Deserialize)]
+struct SampleV2 {
+    position: PackedPosition,
+    policy: Vec<(u16, f32)>,
+    result: i8,
+    search_value: f32,
+    ply: u16,
+}
+
+impl From<SampleV2> for Sample {
+    fn from(old: SampleV2) -> Sample {
+        Sample {
+            position: old.position,
+            policy: old.policy,
+            result: old.result,
+            search_value: old.search_value,
+            ply: old.ply,
+            aux: None,
+        }
+    }
+}
+
 /// A version 1 shard.
 #[derive(Deserialize)]
 struct ShardV1 {
     header: HeaderV1,
-    samples: Vec<Sample>,
+    samples: Vec<SampleV2>,
+}
+
+/// A version 2 shard.
+#[derive(Deserialize)]
+struct ShardV2 {
+    header: ShardHeader,
+    samples: Vec<SampleV2>,
+}
+
+impl From<ShardV2> for Shard {
+    fn from(old: ShardV2) -> Shard {
+        Shard {
+            header: old.header,
+            samples: old.samples.into_iter().map(Sample::from).collect(),
+        }
+    }
 }
 
 impl From<ShardV1> for Shard {
@@ -80,7 +120,7 @@ impl From<ShardV1> for Shard {
                 plies: 0,
                 results: [0; 3],
             },
-            samples: old.samples,
+            samples: old.samples.into_iter().map(Sample::from).collect(),
         }
     }
 }
@@ -98,6 +138,17 @@ pub struct Sample {
     pub search_value: f32,
     /// Ply number in the game (0: first move).
     pub ply: u16,
+    /// What the game's end says besides its result (`None` in version 1 and 2 shards).
+    pub aux: Option<AuxTargets>,
+}
+
+/// Targets of the auxiliary heads, taken from the game's last position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuxTargets {
+    /// Plies from this position to the game's end.
+    pub plies_left: u16,
+    /// Material at the end (men 1, kings 3), the side to move's minus the opponent's.
+    pub material: i8,
 }
 
 /// A shard: header and samples.
@@ -194,12 +245,18 @@ impl Shard {
         // The format number comes first in every version.
         let (format, _): (u32, usize) =
             bincode::serde::decode_from_slice(body, DECODE_LIMIT).map_err(decode_error)?;
-        let (shard, used): (Shard, usize) = if format == 1 {
-            let (old, used): (ShardV1, usize) =
-                bincode::serde::decode_from_slice(body, DECODE_LIMIT).map_err(decode_error)?;
-            (old.into(), used)
-        } else {
-            bincode::serde::decode_from_slice(body, DECODE_LIMIT).map_err(decode_error)?
+        let (shard, used): (Shard, usize) = match format {
+            1 => {
+                let (old, used): (ShardV1, usize) =
+                    bincode::serde::decode_from_slice(body, DECODE_LIMIT).map_err(decode_error)?;
+                (old.into(), used)
+            }
+            2 => {
+                let (old, used): (ShardV2, usize) =
+                    bincode::serde::decode_from_slice(body, DECODE_LIMIT).map_err(decode_error)?;
+                (old.into(), used)
+            }
+            _ => bincode::serde::decode_from_slice(body, DECODE_LIMIT).map_err(decode_error)?,
         };
         if used != body.len() {
             return Err(ShardError::Decode {
@@ -211,8 +268,8 @@ impl Shard {
             (
                 "shard format",
                 shard.header.format,
-                if shard.header.format == 1 {
-                    1
+                if (1..SHARD_FORMAT).contains(&shard.header.format) {
+                    shard.header.format
                 } else {
                     SHARD_FORMAT
                 },

@@ -6,7 +6,8 @@ use damas_nn::DeviceChoice;
 use damas_rules::variants::{English, Russian};
 use damas_rules::{Outcome, read_games};
 use damas_selfplay::{
-    GameRecord, Sample, SelfPlayConfig, Shard, ShardError, ShardHeader, ShardWriter, play_games,
+    GameRecord, Sample, SelfPlayConfig, Shard, ShardError, ShardHeader, ShardWriter,
+    material_balance, play_games,
 };
 use std::path::PathBuf;
 
@@ -65,7 +66,20 @@ fn games_are_legal_and_samples_match_their_results() {
                     .pdn_result::<<Russian as damas_rules::Rules>::Geometry>()
             )
         );
+        let end = games[0].game.position();
         for sample in &record.samples {
+            // The auxiliary targets are read off the game's last position.
+            let aux = sample.aux.expect("new samples carry auxiliary targets");
+            assert_eq!(
+                u32::from(sample.ply) + u32::from(aux.plies_left),
+                record.plies
+            );
+            let side = if sample.ply % 2 == 0 {
+                damas_rules::Color::White
+            } else {
+                damas_rules::Color::Black
+            };
+            assert_eq!(i32::from(aux.material), material_balance(end, side));
             let total: f32 = sample.policy.iter().map(|p| p.1).sum();
             assert!((total - 1.0).abs() < 1e-4, "policy sums to {total}");
             assert!(sample.policy.len() > 1, "forced moves are not recorded");
@@ -254,6 +268,45 @@ fn a_shard_claiming_a_huge_length_is_refused_before_allocating() {
     assert!(text.contains("huge.shard"), "{text}");
 }
 
+/// A sample as versions 1 and 2 wrote it: no auxiliary targets.
+#[derive(serde::Serialize)]
+struct SampleV2 {
+    position: damas_nn::PackedPosition,
+    policy: Vec<(u16, f32)>,
+    result: i8,
+    search_value: f32,
+    ply: u16,
+}
+
+/// The samples of one game as a version 1 or 2 shard holds them, and as they read back.
+fn old_samples() -> (Vec<SampleV2>, Vec<Sample>) {
+    let samples: Vec<Sample> = some_games(1).remove(0).samples;
+    assert!(samples.iter().all(|s| s.aux.is_some()));
+    let old = samples
+        .iter()
+        .map(|s| SampleV2 {
+            position: s.position.clone(),
+            policy: s.policy.clone(),
+            result: s.result,
+            search_value: s.search_value,
+            ply: s.ply,
+        })
+        .collect();
+    let read = samples
+        .into_iter()
+        .map(|s| Sample { aux: None, ..s })
+        .collect();
+    (old, read)
+}
+
+fn shard_bytes(body: &impl serde::Serialize) -> Vec<u8> {
+    let body = bincode::serde::encode_to_vec(body, bincode::config::standard()).unwrap();
+    let mut bytes = b"DAMASHRD".to_vec();
+    bytes.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+    bytes.extend_from_slice(&body);
+    bytes
+}
+
 #[test]
 fn a_version_1_shard_still_reads() {
     // Version 1's layout, as the program wrote it before shards carried the generation.
@@ -268,9 +321,9 @@ fn a_version_1_shard_still_reads() {
     #[derive(serde::Serialize)]
     struct ShardV1 {
         header: HeaderV1,
-        samples: Vec<Sample>,
+        samples: Vec<SampleV2>,
     }
-    let samples: Vec<Sample> = some_games(1).remove(0).samples;
+    let (samples, expected) = old_samples();
     let old = ShardV1 {
         header: HeaderV1 {
             format: 1,
@@ -279,14 +332,88 @@ fn a_version_1_shard_still_reads() {
             model: "uniform".into(),
             games: 1,
         },
-        samples: samples.clone(),
+        samples,
     };
-    let body = bincode::serde::encode_to_vec(&old, bincode::config::standard()).unwrap();
-    let mut bytes = b"DAMASHRD".to_vec();
-    bytes.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
-    bytes.extend_from_slice(&body);
-    let shard = Shard::from_bytes(&bytes, std::path::Path::new("old.shard")).unwrap();
+    let shard = Shard::from_bytes(&shard_bytes(&old), std::path::Path::new("old.shard")).unwrap();
     assert_eq!(shard.header.format, 1);
     assert_eq!(shard.header.generation, None);
-    assert_eq!(shard.samples, samples);
+    assert_eq!(shard.samples, expected);
+}
+
+#[test]
+fn a_version_2_shard_still_reads() {
+    // Version 2's layout, as the program wrote it before samples carried auxiliary targets.
+    #[derive(serde::Serialize)]
+    struct ShardV2 {
+        header: ShardHeader,
+        samples: Vec<SampleV2>,
+    }
+    let (samples, expected) = old_samples();
+    let header = ShardHeader {
+        format: 2,
+        variant: "russian".into(),
+        encoding_version: damas_nn::ENCODING_VERSION,
+        model: "uniform".into(),
+        games: 1,
+        generation: Some(4),
+        plies: 80,
+        results: [0, 1, 0],
+    };
+    let old = ShardV2 {
+        header: header.clone(),
+        samples,
+    };
+    let shard = Shard::from_bytes(&shard_bytes(&old), std::path::Path::new("old.shard")).unwrap();
+    assert_eq!(shard.header, header);
+    assert_eq!(shard.samples, expected);
+}
+
+#[test]
+fn engine_games_record_the_engines_moves_and_the_results() {
+    use damas_selfplay::engine_games::score_to_value;
+    use damas_selfplay::{EngineGames, play_engine_games};
+    let settings = EngineGames {
+        depth: 2,
+        opening_plies: 6,
+        max_plies: 150,
+        workers: 2,
+    };
+    let mut records = Vec::new();
+    play_engine_games::<Russian>(&settings, 4, 3, "alphabeta:depth=2", &[], |r| {
+        records.push(r)
+    });
+    assert_eq!(records.len(), 4);
+    let mut pdns: Vec<&str> = records.iter().map(|r| r.pdn.as_str()).collect();
+    pdns.sort_unstable();
+    pdns.dedup();
+    assert_eq!(
+        pdns.len(),
+        4,
+        "the random openings make four different games"
+    );
+    for record in &records {
+        let games = read_games::<Russian>(&record.pdn).expect("valid PDN");
+        assert_eq!(games[0].game.ply(), record.plies);
+        assert!(!record.samples.is_empty());
+        for sample in &record.samples {
+            // The policy target is the engine's one move.
+            assert_eq!(sample.policy.len(), 1, "{:?}", sample.policy);
+            assert_eq!(sample.policy[0].1, 1.0);
+            assert!(sample.search_value.abs() <= 1.0);
+            assert!(u32::from(sample.ply) >= settings.opening_plies);
+            let aux = sample.aux.expect("auxiliary targets");
+            assert_eq!(
+                u32::from(sample.ply) + u32::from(aux.plies_left),
+                record.plies
+            );
+            match record.outcome {
+                Outcome::Draw(_) => assert_eq!(sample.result, 0),
+                Outcome::Win { .. } => assert_eq!(sample.result.abs(), 1),
+            }
+        }
+    }
+    assert_eq!(score_to_value(0), 0.0);
+    assert_eq!(score_to_value(damas_engine::MATE - 3), 1.0);
+    assert_eq!(score_to_value(-(damas_engine::MATE - 3)), -1.0);
+    assert!((score_to_value(300) - 0.7616).abs() < 1e-3);
 }

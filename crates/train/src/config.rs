@@ -52,6 +52,52 @@ pub struct TrainConfig {
     /// Self-play by `damas worker` processes on other machines.
     #[serde(default)]
     pub distributed: DistributedSection,
+    /// The first generation's games played by the alpha-beta engine instead.
+    #[serde(default)]
+    pub warm_start: WarmStartSection,
+}
+
+/// `[warm_start]`: generation 1 trains on the alpha-beta engine's games against itself (the
+/// policy target is the engine's move, the value target the result) instead of self-play.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WarmStartSection {
+    /// Engine games of generation 1 (0: no warm start).
+    pub games: u32,
+    /// The engine's search depth.
+    pub depth: u32,
+    /// Uniformly random plies before the engine takes over, for variety.
+    pub opening_plies: u32,
+}
+
+impl Default for WarmStartSection {
+    fn default() -> Self {
+        WarmStartSection {
+            games: 0,
+            depth: 4,
+            opening_plies: 6,
+        }
+    }
+}
+
+impl WarmStartSection {
+    /// Checks every value against its range.
+    pub fn validate(&self) -> Result<(), InvalidValue> {
+        InvalidValue::check(
+            (1..=30).contains(&self.depth),
+            "warm_start",
+            "depth",
+            self.depth,
+            "1 to 30",
+        )?;
+        InvalidValue::check(
+            self.opening_plies <= 100,
+            "warm_start",
+            "opening_plies",
+            self.opening_plies,
+            "0 to 100",
+        )
+    }
 }
 
 /// `[distributed]`: self-play by workers (`damas worker`) instead of the learner itself.
@@ -143,6 +189,12 @@ pub struct TrainingSection {
     /// Share of the search's root value q in the value target, the rest being the game's
     /// result z (0: the result alone; q becomes win/draw/loss as max(q,0), 1-|q|, max(-q,0)).
     pub search_value_weight: f32,
+    /// Weight of the auxiliary loss on the game's final material balance (KataGo's score
+    /// head: a denser signal than win/draw/loss; 0: not trained).
+    pub material_weight: f32,
+    /// Weight of the auxiliary loss on the plies left to the game's end (Lc0's moves-left
+    /// head; 0: not trained).
+    pub moves_left_weight: f32,
     /// Threads of the rayon pool burn's kernels run on.
     pub threads: usize,
 }
@@ -160,6 +212,8 @@ impl Default for TrainingSection {
             l2: 1e-4,
             value_weight: 1.0,
             search_value_weight: 0.0,
+            material_weight: 0.0,
+            moves_left_weight: 0.0,
             threads: 2,
         }
     }
@@ -296,6 +350,18 @@ impl TrainingSection {
             "0 to 1",
         )?;
         check(
+            self.material_weight.is_finite() && self.material_weight >= 0.0,
+            "material_weight",
+            &self.material_weight,
+            "0 or more",
+        )?;
+        check(
+            self.moves_left_weight.is_finite() && self.moves_left_weight >= 0.0,
+            "moves_left_weight",
+            &self.moves_left_weight,
+            "0 or more",
+        )?;
+        check(
             (1..=256).contains(&self.threads),
             "threads",
             &self.threads,
@@ -417,7 +483,8 @@ impl TrainConfig {
         self.selfplay.validate("selfplay")?;
         self.training.validate()?;
         self.evaluation.validate()?;
-        self.distributed.validate()
+        self.distributed.validate()?;
+        self.warm_start.validate()
     }
 
     /// Reads and checks a config file.

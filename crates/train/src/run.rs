@@ -30,7 +30,10 @@ use damas_nn::{
     checkpoint_dir, list_checkpoints, write_atomically,
 };
 use damas_rules::{Game, Position, Rules};
-use damas_selfplay::{ConfigError, Shard, ShardError, ShardWriter, play_into_shards};
+use damas_selfplay::{
+    ConfigError, EngineGames, Shard, ShardError, ShardWriter, engine_games_into_shards,
+    play_into_shards,
+};
 use damas_store::{Location, RunStore, StoreError};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -736,21 +739,27 @@ impl<'a, V: Rules> Run<'a, V> {
         Ok(done)
     }
 
-    /// Plays generation `generation`'s games here, into shards named `prefix-NNNNNN`.
+    /// Plays generation `generation`'s games here, into shards named `prefix-NNNNNN`: with the
+    /// network (or in generation 1 the static evaluation, or the engine's own games when the
+    /// run has a warm start).
     fn play_games(&mut self, generation: u32, prefix: &str) -> Result<SelfPlayDone, RunError> {
+        let warm_start = &self.config.warm_start;
+        let engine_games = generation == 1 && warm_start.games > 0;
         let player = self.self_play_generation(generation - 1);
-        let (evaluator, model): (Arc<dyn Evaluator<V>>, String) =
-            if generation == 1 && self.config.bootstrap_with_static_eval {
-                (
-                    Arc::new(StaticEvaluator::<V>::default()),
-                    "static-eval".into(),
-                )
-            } else {
-                (
-                    self.load_evaluator(player)?,
-                    format!("{}/{player:06}", self.config.name),
-                )
-            };
+        // No evaluator when the engine plays.
+        let (evaluator, model): (Option<Arc<dyn Evaluator<V>>>, String) = if engine_games {
+            (None, format!("alphabeta:depth={}", warm_start.depth))
+        } else if generation == 1 && self.config.bootstrap_with_static_eval {
+            (
+                Some(Arc::new(StaticEvaluator::<V>::default())),
+                "static-eval".into(),
+            )
+        } else {
+            (
+                Some(self.load_evaluator(player)?),
+                format!("{}/{player:06}", self.config.name),
+            )
+        };
         let mut writer = ShardWriter::new::<V>(
             &self.paths.shards,
             &self.paths.games,
@@ -759,34 +768,56 @@ impl<'a, V: Rules> Run<'a, V> {
             self.config.selfplay.games_per_shard,
         )
         .with_generation(player);
-        let games = self.config.games_per_generation;
+        let games = if engine_games {
+            warm_start.games
+        } else {
+            self.config.games_per_generation
+        };
         self.progress.start(
             &format!("generation {generation} self-play"),
             u64::from(games),
         );
         let seed = self.config.seed ^ u64::from(generation).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let progress = &mut *self.progress;
-        let report = play_into_shards::<V, _>(
-            &self.config.selfplay,
-            &evaluator.as_ref(),
-            games,
-            seed,
-            &self.selfplay_openings,
-            &mut writer,
-            |stats, seconds| {
-                progress.update(
-                    u64::from(stats.games),
-                    &format!(
-                        "{:.1} positions/s, {:.1} plies avg, W/D/L {}/{}/{}",
-                        stats.samples as f64 / seconds.max(1e-9),
-                        stats.average_plies(),
-                        stats.white_wins,
-                        stats.draws,
-                        stats.black_wins
-                    ),
-                );
-            },
-        );
+        let on_game = |stats: &damas_selfplay::Stats, seconds: f64| {
+            progress.update(
+                u64::from(stats.games),
+                &format!(
+                    "{:.1} positions/s, {:.1} plies avg, W/D/L {}/{}/{}",
+                    stats.samples as f64 / seconds.max(1e-9),
+                    stats.average_plies(),
+                    stats.white_wins,
+                    stats.draws,
+                    stats.black_wins
+                ),
+            );
+        };
+        let report = if let Some(evaluator) = evaluator {
+            play_into_shards::<V, _>(
+                &self.config.selfplay,
+                &evaluator.as_ref(),
+                games,
+                seed,
+                &self.selfplay_openings,
+                &mut writer,
+                on_game,
+            )
+        } else {
+            let settings = EngineGames {
+                depth: warm_start.depth,
+                opening_plies: warm_start.opening_plies,
+                max_plies: self.config.selfplay.max_plies,
+                workers: self.config.selfplay.workers,
+            };
+            engine_games_into_shards::<V>(
+                &settings,
+                games,
+                seed,
+                &self.selfplay_openings,
+                &mut writer,
+                on_game,
+            )
+        };
         self.progress.finish();
         let report = report?;
         let stats = &report.stats;
@@ -999,6 +1030,8 @@ impl<'a, V: Rules> Run<'a, V> {
             board.scalar("loss/value", metrics.value_loss, step);
             board.scalar("train/policy_entropy", metrics.policy_entropy, step);
             board.scalar("train/value_accuracy", metrics.value_accuracy, step);
+            board.scalar("loss/material", metrics.material_loss, step);
+            board.scalar("loss/moves_left", metrics.moves_left_loss, step);
             board.scalar("train/learning_rate", trainer.learning_rate(), step);
             self.progress.update(
                 i + 1,
@@ -1027,6 +1060,8 @@ impl<'a, V: Rules> Run<'a, V> {
             ("value_loss".to_string(), metrics.value_loss),
             ("policy_entropy".to_string(), metrics.policy_entropy),
             ("value_accuracy".to_string(), metrics.value_accuracy),
+            ("material_loss".to_string(), metrics.material_loss),
+            ("moves_left_loss".to_string(), metrics.moves_left_loss),
             ("total_samples".to_string(), total as f64),
             ("window_samples".to_string(), window.len() as f64),
         ]);

@@ -1,5 +1,6 @@
 //! One network being trained: the burn model on an autodiff device, its optimiser, and the
-//! training step (policy cross-entropy + win/draw/loss cross-entropy, L2 in the optimiser).
+//! training step (policy cross-entropy + win/draw/loss cross-entropy + the weighted auxiliary
+//! losses, L2 in the optimiser).
 
 use crate::config::{Optimizer, TrainingSection};
 use burn::optim::decay::WeightDecayConfig;
@@ -10,8 +11,8 @@ use burn::tensor::Bytes;
 use burn::tensor::activation::log_softmax;
 use damas_nn::checkpoint::ExtraFiles;
 use damas_nn::{
-    BoardShape, CheckpointError, CheckpointMeta, Network, NetworkConfig, load_network,
-    save_checkpoint,
+    AUX_MATERIAL, AUX_OUTPUTS, AUX_PLIES_LEFT, BoardShape, CheckpointError, CheckpointMeta,
+    Network, NetworkConfig, load_network, save_checkpoint,
 };
 use damas_rules::Rules;
 use damas_selfplay::Sample;
@@ -31,6 +32,11 @@ pub struct TrainMetrics {
     pub policy_entropy: f64,
     /// Share of positions whose most likely result (win, draw, loss) was the actual one.
     pub value_accuracy: f64,
+    /// Squared error of the predicted final material balance (scaled, see [`aux_targets`]);
+    /// 0 without the auxiliary head.
+    pub material_loss: f64,
+    /// Squared error of the predicted plies left (scaled); 0 without the auxiliary head.
+    pub moves_left_loss: f64,
 }
 
 impl TrainMetrics {
@@ -41,6 +47,8 @@ impl TrainMetrics {
         self.value_loss = (self.value_loss * n + other.value_loss) / total;
         self.policy_entropy = (self.policy_entropy * n + other.policy_entropy) / total;
         self.value_accuracy = (self.value_accuracy * n + other.value_accuracy) / total;
+        self.material_loss = (self.material_loss * n + other.material_loss) / total;
+        self.moves_left_loss = (self.moves_left_loss * n + other.moves_left_loss) / total;
         self.steps += 1;
     }
 }
@@ -155,6 +163,8 @@ impl<V: Rules> Trainer<V> {
         let mut inputs = vec![0.0f32; n * shape.input_len()];
         let mut policy = vec![0.0f32; n * shape.policy_len()];
         let mut wdl = vec![0.0f32; n * 3];
+        let mut aux = vec![0.0f32; n * AUX_OUTPUTS];
+        let mut aux_mask = vec![0.0f32; n];
         for (i, sample) in batch.iter().enumerate() {
             sample
                 .position
@@ -164,7 +174,12 @@ impl<V: Rules> Trainer<V> {
             }
             let target = value_target(sample, self.config.search_value_weight);
             wdl[i * 3..i * 3 + 3].copy_from_slice(&target);
+            if let Some(targets) = aux_targets(sample) {
+                aux[i * AUX_OUTPUTS..(i + 1) * AUX_OUTPUTS].copy_from_slice(&targets);
+                aux_mask[i] = 1.0;
+            }
         }
+        let aux_count = aux_mask.iter().sum::<f32>();
         let dims = [n, damas_nn::INPUT_PLANES, shape.height, shape.width];
         let x = Tensor::<4>::from_data(TensorData::new(inputs, dims), &self.device);
         let policy_target = Tensor::<2>::from_data(
@@ -172,12 +187,31 @@ impl<V: Rules> Trainer<V> {
             &self.device,
         );
         let wdl_target = Tensor::<2>::from_data(TensorData::new(wdl.clone(), [n, 3]), &self.device);
-        let output = self.model.forward(x);
+        let (output, aux_output) = self.model.forward_with_aux(x);
         let log_policy = log_softmax(output.policy, 1);
         let log_value = log_softmax(output.value, 1);
         let policy_loss = (log_policy.clone() * policy_target).sum_dim(1).mean().neg();
         let value_loss = (log_value.clone() * wdl_target).sum_dim(1).mean().neg();
-        let loss = policy_loss.clone() + value_loss.clone() * self.config.value_weight;
+        let mut loss = policy_loss.clone() + value_loss.clone() * self.config.value_weight;
+        let mut aux_losses = [0.0f64; AUX_OUTPUTS];
+        let weights = [self.config.material_weight, self.config.moves_left_weight];
+        if let Some(predicted) = aux_output.filter(|_| aux_count > 0.0) {
+            // The material prediction goes through tanh, like its target's range [-1, 1].
+            let material = predicted.clone().narrow(1, AUX_MATERIAL, 1).tanh();
+            let plies = predicted.narrow(1, AUX_PLIES_LEFT, 1);
+            let predicted = Tensor::cat(vec![material, plies], 1);
+            let target =
+                Tensor::<2>::from_data(TensorData::new(aux, [n, AUX_OUTPUTS]), &self.device);
+            let mask = Tensor::<2>::from_data(TensorData::new(aux_mask, [n, 1]), &self.device);
+            let errors = (predicted - target).powi_scalar(2) * mask;
+            for (column, weight) in weights.into_iter().enumerate() {
+                let column_loss = errors.clone().narrow(1, column, 1).sum() / aux_count;
+                aux_losses[column] = column_loss.clone().into_scalar::<f32>() as f64;
+                if weight > 0.0 {
+                    loss = loss + column_loss * weight;
+                }
+            }
+        }
         let gradients = GradientsParams::from_grads(loss.backward(), &self.model);
         let rate = self.learning_rate();
         self.model = self.optimizer.step(rate, self.model.clone(), gradients);
@@ -204,6 +238,8 @@ impl<V: Rules> Trainer<V> {
             value_loss: value_loss.into_scalar::<f32>() as f64,
             policy_entropy: entropy as f64,
             value_accuracy: correct as f64 / n as f64,
+            material_loss: aux_losses[AUX_MATERIAL],
+            moves_left_loss: aux_losses[AUX_PLIES_LEFT],
         };
         self.metrics.add(&metrics);
         metrics
@@ -247,4 +283,20 @@ pub fn value_target(sample: &Sample, search_weight: f32) -> [f32; 3] {
     let q = sample.search_value.clamp(-1.0, 1.0);
     let q = [q.max(0.0), 1.0 - q.abs(), (-q).max(0.0)];
     std::array::from_fn(|k| (1.0 - search_weight) * z[k] + search_weight * q[k])
+}
+
+/// Material balances are divided by this (and clamped to [-1, 1]) as the material target.
+pub const MATERIAL_SCALE: f32 = 10.0;
+/// Plies left are divided by this (after a cap of three times it) as the moves-left target.
+pub const PLIES_LEFT_SCALE: f32 = 100.0;
+
+/// The auxiliary targets of a sample, scaled as the network predicts them (material at
+/// [`AUX_MATERIAL`], plies left at [`AUX_PLIES_LEFT`]); `None` for samples from older shards.
+pub fn aux_targets(sample: &Sample) -> Option<[f32; AUX_OUTPUTS]> {
+    let aux = sample.aux?;
+    let mut targets = [0.0; AUX_OUTPUTS];
+    targets[AUX_MATERIAL] = (f32::from(aux.material) / MATERIAL_SCALE).clamp(-1.0, 1.0);
+    targets[AUX_PLIES_LEFT] =
+        f32::from(aux.plies_left).min(3.0 * PLIES_LEFT_SCALE) / PLIES_LEFT_SCALE;
+    Some(targets)
 }

@@ -116,6 +116,8 @@ fn two_generations_then_a_resume() {
     for tag in [
         "loss/policy",
         "loss/value",
+        "loss/material",
+        "loss/moves_left",
         "train/policy_entropy",
         "train/value_accuracy",
         "train/learning_rate",
@@ -277,6 +279,43 @@ fn gating_keeps_the_old_network_until_a_new_one_passes() {
 }
 
 #[test]
+fn a_warm_start_trains_generation_1_on_the_engines_games() {
+    let runs = std::env::temp_dir().join(format!("damas-train-warm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&runs);
+    let text = format!("{TINY}\n[warm_start]\ngames = 6\ndepth = 2\n");
+    run(&text, &runs);
+    let root = runs.join("tiny");
+    let header = |generation: u32| {
+        let shards = list_shards(&root.join("shards")).unwrap();
+        let prefix = format!("gen{generation:06}");
+        let headers: Vec<_> = shards
+            .iter()
+            .filter(|s| {
+                s.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with(&prefix)
+            })
+            .map(|s| Shard::read(s).unwrap())
+            .collect();
+        (
+            headers.iter().map(|s| s.header.games).sum::<u32>(),
+            headers[0].header.model.clone(),
+            headers
+                .iter()
+                .flat_map(|s| &s.samples)
+                .all(|sample| sample.policy.len() == 1),
+        )
+    };
+    // Generation 1: the engine's six games, each sample's target its one chosen move.
+    assert_eq!(header(1), (6, "alphabeta:depth=2".to_string(), true));
+    // Generation 2: self-play by the network generation 1 trained, four games.
+    let (games, model, _) = header(2);
+    assert_eq!((games, model.as_str()), (4, "tiny/000001"));
+    let _ = std::fs::remove_dir_all(&runs);
+}
+
+#[test]
 fn the_mixed_value_target_is_the_result_blended_with_the_search_value() {
     use damas_nn::PackedPosition;
     use damas_rules::Game;
@@ -289,6 +328,7 @@ fn the_mixed_value_target_is_the_result_blended_with_the_search_value() {
         result,
         search_value,
         ply: 0,
+        aux: None,
     };
     let close = |a: [f32; 3], b: [f32; 3]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6);
     // Weight 0: the result alone.
@@ -306,6 +346,108 @@ fn the_mixed_value_target_is_the_result_blended_with_the_search_value() {
         let sum: f32 = value_target(&sample(result, q), 0.7).iter().sum();
         assert!((sum - 1.0).abs() < 1e-6);
     }
+}
+
+#[test]
+fn the_auxiliary_targets_are_scaled_from_the_game_end() {
+    use damas_nn::PackedPosition;
+    use damas_rules::Game;
+    use damas_selfplay::{AuxTargets, Sample};
+    use damas_train::trainer::aux_targets;
+    let game = Game::<Russian>::new();
+    let sample = |aux| Sample {
+        position: PackedPosition::of(&game),
+        policy: vec![],
+        result: 0,
+        search_value: 0.0,
+        ply: 0,
+        aux,
+    };
+    let aux = |plies_left, material| {
+        Some(AuxTargets {
+            plies_left,
+            material,
+        })
+    };
+    // Material / 10 and plies left / 100: [-0.4, 0.5].
+    assert_eq!(aux_targets(&sample(aux(50, -4))), Some([-0.4, 0.5]));
+    // Clamped to the material's [-1, 1] and to three hundred plies.
+    assert_eq!(aux_targets(&sample(aux(1000, 30))), Some([1.0, 3.0]));
+    assert_eq!(aux_targets(&sample(None)), None);
+}
+
+/// The auxiliary head learns its two targets when they are weighted; a network made before
+/// the head existed (no `aux_head` in its meta.json) still loads and trains without it.
+#[test]
+fn the_auxiliary_head_learns_and_older_networks_train_without_it() {
+    use damas_nn::{BoardShape, CheckpointMeta, Device, NetworkConfig, NetworkSize, load_network};
+    use damas_train::Trainer;
+    use damas_train::config::TrainingSection;
+
+    let mut selfplay = damas_selfplay::SelfPlayConfig::default();
+    selfplay.search.simulations = 8;
+    let mut samples = Vec::new();
+    damas_selfplay::play_games::<Russian, _>(
+        &selfplay,
+        &damas_mcts::StaticEvaluator::<Russian>::default(),
+        2,
+        0,
+        "aux",
+        &[],
+        |r| samples.extend(r.samples),
+    );
+    let batch: Vec<_> = samples.iter().take(32).collect();
+    let device = Device::flex();
+    let size = NetworkSize {
+        blocks: 1,
+        channels: 8,
+    };
+    let training = TrainingSection {
+        material_weight: 1.0,
+        moves_left_weight: 1.0,
+        learning_rate: vec![(0, 0.01)],
+        ..TrainingSection::default()
+    };
+    let with_head = NetworkConfig::sized(BoardShape::of::<Russian>(), size);
+    assert!(with_head.has_aux_head());
+    let mut trainer = Trainer::<Russian>::new(&with_head, &training, 1, &device);
+    let first = trainer.train_step(&batch);
+    for _ in 0..40 {
+        trainer.train_step(&batch);
+    }
+    let last = trainer.train_step(&batch);
+    assert!(
+        first.material_loss > 0.0 && first.moves_left_loss > 0.0,
+        "{first:?}"
+    );
+    assert!(
+        last.material_loss < first.material_loss / 2.0
+            && last.moves_left_loss < first.moves_left_loss / 2.0,
+        "first {first:?}, last {last:?}"
+    );
+
+    // An older network: no auxiliary head, and no `aux_head` key in its meta.json.
+    let dir = std::env::temp_dir().join(format!("damas-train-aux-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let old = NetworkConfig::new(BoardShape::of::<Russian>())
+        .with_blocks(1)
+        .with_channels(8);
+    assert!(!old.has_aux_head());
+    let trainer = Trainer::<Russian>::new(&old, &training, 1, &device);
+    trainer
+        .save(&dir, &CheckpointMeta::new::<Russian>(old), vec![])
+        .unwrap();
+    let meta_path = dir.join("meta.json");
+    let mut meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&meta_path).unwrap()).unwrap();
+    meta["network"].as_object_mut().unwrap().remove("aux_head");
+    std::fs::write(&meta_path, meta.to_string()).unwrap();
+    load_network::<Russian>(&dir, &device).expect("an older checkpoint loads");
+    let (mut resumed, _) = Trainer::<Russian>::resume(&dir, &training, &device).unwrap();
+    let metrics = resumed.train_step(&batch);
+    assert!(metrics.policy_loss > 0.0);
+    assert_eq!((metrics.material_loss, metrics.moves_left_loss), (0.0, 0.0));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

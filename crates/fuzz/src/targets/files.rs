@@ -138,6 +138,10 @@ impl SeedMaker for ShardSeeds {
                 result: 1,
                 search_value: 0.5,
                 ply: game.ply() as u16,
+                aux: Some(damas_selfplay::AuxTargets {
+                    plies_left: 9,
+                    material: -2,
+                }),
             })
             .collect();
         let shard = Shard {
