@@ -272,6 +272,19 @@ pub fn parse_move<V: Rules>(
                 }
         })
         .collect();
+    // Several moves from `from` to `to` (a king's capture may circle back through its start):
+    // the one whose landing squares are exactly the ones given is the move the text spells out,
+    // as `pdn` writes it (`f1xh3`, a single jump, beside `f1xd3xd1xf1xh3`).
+    let exact: Vec<Move<V::Geometry>> = matches
+        .iter()
+        .copied()
+        .filter(|mv| mv.is_capture() && landing_squares::<V>(position, mv) == squares[1..])
+        .collect();
+    let matches = if matches.len() > 1 && exact.len() == 1 {
+        exact
+    } else {
+        matches
+    };
     match matches.as_slice() {
         [mv] => Ok(*mv),
         [] => Err(ParseMoveError::Illegal {

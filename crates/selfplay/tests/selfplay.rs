@@ -285,7 +285,7 @@ fn old_samples() -> (Vec<SampleV2>, Vec<Sample>) {
     let old = samples
         .iter()
         .map(|s| SampleV2 {
-            position: s.position.clone(),
+            position: s.position,
             policy: s.policy.clone(),
             result: s.result,
             search_value: s.search_value,

@@ -106,6 +106,30 @@ fn same_start_and_end_gets_the_full_path() {
     assert_eq!(by_path, by_hub);
 }
 
+/// Found by the random-playout property test: a Gothic king on f1 reaches h3 by one jump, or by
+/// circling back through f1 first. The single jump's full path is its short form, `f1xh3`, and
+/// it reads back as that move, not as an ambiguity.
+#[test]
+fn a_full_path_that_is_also_the_short_form_reads_back() {
+    use damas_rules::variants::Gothic;
+    let fen = "B:Wa1,c1,e1,g1,h1,c2,d2,e2,g2,h2,a3,b3,c3,d4:BKf1,a6,f6,h6,a7,b7,c7,d7,e7,a8,c8,d8,e8,f8,g8,h8";
+    let paths: Vec<String> = moves_of(Variant::Gothic, fen)
+        .unwrap()
+        .into_iter()
+        .map(|m| m.pdn)
+        .filter(|pdn| pdn.starts_with("f1x") && pdn.ends_with("xh3"))
+        .collect();
+    assert_eq!(paths.len(), 3, "{paths:?}");
+    let position = parse_fen::<Gothic>(fen).unwrap();
+    for path in &paths {
+        let mv = parse_move::<Gothic>(&position, path).unwrap();
+        assert_eq!(
+            damas_rules::notation::full_path::<Gothic>(&position, &mv),
+            *path
+        );
+    }
+}
+
 #[test]
 fn a_king_may_end_where_it_started() {
     // International: the man on 43 (f2) can take all four pieces round the diamond and come back to
