@@ -3,13 +3,12 @@
 //! target the game's result, and the sample's search value the engine's score squashed into
 //! [-1, 1].
 
-use crate::play::{GameRecord, label_samples};
+use crate::play::{GameRecord, fan_in, label_samples, start_game};
 use crate::shard::Sample;
 use damas_engine::{EngineConfig, Limits, MATE_BOUND, Searcher};
 use damas_nn::{PackedPosition, policy_index};
 use damas_rules::{Position, Rules, write_game_with_outcome};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::mpsc;
 
 /// How the engine plays its games.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,32 +42,25 @@ pub fn play_engine_games<V: Rules>(
     seed: u64,
     model: &str,
     openings: &[Position<V::Geometry>],
-    mut on_game: impl FnMut(GameRecord),
+    on_game: impl FnMut(GameRecord),
 ) {
     let next_game = AtomicU32::new(0);
-    let (sender, receiver) = mpsc::channel();
-    std::thread::scope(|scope| {
-        for _ in 0..settings.workers.max(1) {
-            let sender = sender.clone();
-            let next_game = &next_game;
-            scope.spawn(move || {
-                loop {
-                    let index = next_game.fetch_add(1, Ordering::Relaxed);
-                    if index >= games {
-                        return;
-                    }
-                    let record = play_one::<V>(settings, index, seed, model, openings);
-                    if sender.send(record).is_err() {
-                        return;
-                    }
+    fan_in(
+        settings.workers,
+        |_, sender| {
+            loop {
+                let index = next_game.fetch_add(1, Ordering::Relaxed);
+                if index >= games {
+                    return;
                 }
-            });
-        }
-        drop(sender);
-        for record in receiver {
-            on_game(record);
-        }
-    });
+                let record = play_one::<V>(settings, index, seed, model, openings);
+                if sender.send(record).is_err() {
+                    return;
+                }
+            }
+        },
+        on_game,
+    );
 }
 
 /// Game number `index`.
@@ -79,12 +71,7 @@ fn play_one<V: Rules>(
     model: &str,
     openings: &[Position<V::Geometry>],
 ) -> GameRecord {
-    let game_seed = seed ^ (u64::from(index) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let mut game = match openings.len() {
-        0 => damas_rules::Game::<V>::new(),
-        n => damas_rules::Game::from_position(openings[index as usize % n]),
-    };
-    game.play_random(game_seed, settings.opening_plies);
+    let (mut game, game_seed) = start_game::<V>(openings, index, seed, settings.opening_plies);
     let mut config = EngineConfig::for_rules::<V>();
     config.randomize = true;
     config.seed = game_seed;

@@ -123,12 +123,8 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
         if index >= self.total {
             return None;
         }
-        let game_seed = self.seed ^ (u64::from(index) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let mut game = match self.openings.len() {
-            0 => Game::<V>::new(),
-            n => Game::from_position(self.openings[index as usize % n]),
-        };
-        game.play_random(game_seed, self.config.opening_plies);
+        let (game, game_seed) =
+            start_game::<V>(self.openings, index, self.seed, self.config.opening_plies);
         let mut search = Search::new(game, self.config.search.clone(), game_seed);
         let check = self.rng.random::<f32>() < self.config.resign_check_fraction;
         let slot = Slot {
@@ -310,14 +306,13 @@ pub fn play_games<V: Rules, E: Evaluator<V>>(
     seed: u64,
     model: &str,
     openings: &[Position<V::Geometry>],
-    mut on_game: impl FnMut(GameRecord),
+    on_game: impl FnMut(GameRecord),
 ) {
     let next_game = AtomicU32::new(0);
-    let (sender, receiver) = mpsc::channel();
-    std::thread::scope(|scope| {
-        for worker_index in 0..config.workers.max(1) {
-            let sender = sender.clone();
-            let mut worker = Worker {
+    fan_in(
+        config.workers,
+        |worker_index, sender| {
+            Worker {
                 config,
                 evaluator,
                 openings,
@@ -326,12 +321,47 @@ pub fn play_games<V: Rules, E: Evaluator<V>>(
                 seed,
                 model,
                 rng: StdRng::seed_from_u64(seed ^ (worker_index as u64 + 1) << 32),
-            };
-            scope.spawn(move || worker.run(&sender));
+            }
+            .run(&sender)
+        },
+        on_game,
+    );
+}
+
+/// Game number `index` of a round seeded by `seed`, ready to play: `openings[index % len]` (or
+/// the variant's start) after `opening_plies` random plies; and the game's own seed.
+pub(crate) fn start_game<V: Rules>(
+    openings: &[Position<V::Geometry>],
+    index: u32,
+    seed: u64,
+    opening_plies: u32,
+) -> (Game<V>, u64) {
+    let game_seed = seed ^ (u64::from(index) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut game = match openings.len() {
+        0 => Game::<V>::new(),
+        n => Game::from_position(openings[index as usize % n]),
+    };
+    game.play_random(game_seed, opening_plies);
+    (game, game_seed)
+}
+
+/// Runs `play(worker_index, sender)` on `workers` (at least one) scoped threads and hands what
+/// they send to `on_item`, on this thread, as it arrives.
+pub(crate) fn fan_in<T: Send>(
+    workers: usize,
+    play: impl Fn(usize, mpsc::Sender<T>) + Sync,
+    mut on_item: impl FnMut(T),
+) {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::scope(|scope| {
+        for worker_index in 0..workers.max(1) {
+            let sender = sender.clone();
+            let play = &play;
+            scope.spawn(move || play(worker_index, sender));
         }
         drop(sender);
-        for record in receiver {
-            on_game(record);
+        for item in receiver {
+            on_item(item);
         }
     });
 }
