@@ -3,7 +3,8 @@
 # of the machine (issue 13's ablations): one `damas bench learning` per config, started
 # together, each with its log, its /usr/bin/time figures and its curve under runs/learning/.
 #
-# Usage: scripts/learning-pair.sh MINUTES LABEL:CONFIG [LABEL:CONFIG ...]
+# Usage: [EVERY=K] scripts/learning-pair.sh MINUTES LABEL:CONFIG [LABEL:CONFIG ...]
+#   (one checkpoint rated per K minutes, 2 unless given)
 #   e.g. scripts/learning-pair.sh 10 quick-control:configs/quick.toml quick-aux:configs/ablation/quick-aux.toml
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +18,7 @@ for spec in "$@"; do
   config=${spec#*:}
   rm -rf "runs/learning/$label"
   /usr/bin/time -v -o "runs/learning/$label.time" target/release/damas bench learning \
-    --config "$config" --minutes "$minutes" --every 2 --out "runs/learning/$label" --quiet \
+    --config "$config" --minutes "$minutes" --every "${EVERY:-2}" --out "runs/learning/$label" --quiet \
     > "runs/learning/$label.log" 2>&1 &
   pids+=($!)
 done

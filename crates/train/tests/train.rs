@@ -494,19 +494,25 @@ fn the_brainking_variants_and_the_site_rules_train_two_generations() {
 }
 
 #[test]
-fn ablation_configs_are_valid_and_named_after_their_files() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/ablation");
+fn shipped_configs_are_valid_and_named_after_their_files() {
+    let configs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
     let mut checked = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "toml") {
-            let config =
-                TrainConfig::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            assert_eq!(path.file_stem().unwrap().to_str().unwrap(), config.name);
-            checked += 1;
+    for dir in [
+        configs.clone(),
+        configs.join("ablation"),
+        configs.join("curves"),
+    ] {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let config =
+                    TrainConfig::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                assert_eq!(path.file_stem().unwrap().to_str().unwrap(), config.name);
+                checked += 1;
+            }
         }
     }
-    assert!(checked >= 2, "{checked} configs");
+    assert!(checked >= 10, "{checked} configs");
 }
 
 /// Every file under `dir` with its bytes.
