@@ -13,6 +13,7 @@ shift
 cargo build --release --quiet -p damas-cli
 mkdir -p runs/learning
 pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
 for spec in "$@"; do
   label=${spec%%:*}
   config=${spec#*:}
@@ -22,7 +23,6 @@ for spec in "$@"; do
     > "runs/learning/$label.log" 2>&1 &
   pids+=($!)
 done
-trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
 status=0
 for pid in "${pids[@]}"; do
   wait "$pid" || status=1
