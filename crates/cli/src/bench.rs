@@ -170,30 +170,45 @@ fn selfplay(args: SelfPlayArgs) -> anyhow::Result<()> {
     };
     let bench = selfplay_bench(&options)?;
     println!(
-        "network {}x{} on {}, device {} ({:.1} MFLOP per position); CPU peak {:.0} GFLOP/s \
-         ({} threads x 32 flop/cycle x {:.2} GHz)",
+        "network {}x{} on {}, device {} ({:.1} MFLOP per position); one core's peak {:.0} \
+         GFLOP/s ({} flop/cycle x {:.2} GHz)",
         options.size.blocks,
         options.size.channels,
         options.variant,
         options.device,
         bench.flops_per_position / 1e6,
         bench.peak_gflops,
-        bench.threads,
+        bench.flops_per_cycle,
         bench.ghz
     );
     println!(
-        "{:>6} {:>12} {:>10} {:>8} {:>14} {:>11}",
-        "batch", "evals/s", "GFLOP/s", "of peak", "tract evals/s", "tract/burn"
+        "evals/s: the path self-play takes (on the CPU the folded pass, on one core; add \
+         workers to use more); burn ({} threads) and tract (the exported ONNX model) run the \
+         same network",
+        bench.threads
+    );
+    println!(
+        "{:>6} {:>10} {:>9} {:>8} {:>13} {:>13} {:>10} {:>11}",
+        "batch",
+        "evals/s",
+        "GFLOP/s",
+        "of peak",
+        "burn evals/s",
+        "tract evals/s",
+        "vs burn",
+        "vs tract"
     );
     for row in &bench.batches {
         let gflops = row.evals_per_second * bench.flops_per_position / 1e9;
         println!(
-            "{:>6} {:>12.0} {gflops:>10.2} {:>7.1}% {:>14.0} {:>11.2}",
+            "{:>6} {:>10.0} {gflops:>9.2} {:>7.1}% {:>13.0} {:>13.0} {:>9.2}x {:>10.2}x",
             row.batch,
             row.evals_per_second,
             100.0 * gflops / bench.peak_gflops,
+            row.burn_evals_per_second,
             row.tract_evals_per_second,
-            row.tract_evals_per_second / row.evals_per_second
+            row.evals_per_second / row.burn_evals_per_second,
+            row.evals_per_second / row.tract_evals_per_second
         );
     }
     let stats = &bench.stats;

@@ -12,7 +12,7 @@ pub mod inspect;
 
 use damas_mcts::{Evaluator, SearchConfig, StaticEvaluator, UniformEvaluator};
 use damas_nn::{
-    BoardShape, BurnModel, CheckpointError, Device, ModelEvaluator, Predictor, load_network,
+    BoardShape, CheckpointError, Device, ModelEvaluator, NetModel, Predictor, load_network,
     read_any_meta,
 };
 use damas_onnx::{ModelInfo, OnnxError, OnnxModel};
@@ -147,7 +147,7 @@ impl<V: Rules> Model<V> {
                 source,
             };
             let (network, meta) = load_network::<V>(path, device).map_err(checkpoint)?;
-            let predictor = Arc::new(BurnModel::new(&network, BoardShape::of::<V>(), device));
+            let predictor = Arc::new(NetModel::new(&network, BoardShape::of::<V>(), device));
             Ok(Self::network(
                 predictor,
                 format!("{} (step {})", path.display(), meta.step),

@@ -5,6 +5,7 @@
 //! pass, and hands out priors over each leaf's legal moves and a value.
 
 use crate::encoding::{BoardShape, INPUT_PLANES, encode, move_priors};
+use crate::inference::CpuNetwork;
 use crate::network::Network;
 use burn::prelude::*;
 use burn::tensor::activation::softmax;
@@ -87,14 +88,43 @@ impl Predictor for BurnModel {
     }
 }
 
+/// A network in inference mode where it runs fastest: on the CPU the folded pass of
+/// [`CpuNetwork`], elsewhere burn on the device.
+pub enum NetModel {
+    /// burn's CPU backend was asked for: the network runs without burn.
+    Cpu(Box<CpuNetwork>),
+    /// An accelerator: burn runs the network there.
+    Burn(Box<BurnModel>),
+}
+
+impl NetModel {
+    /// `network`, made for `board`, ready to run on `device`.
+    pub fn new(network: &Network, board: BoardShape, device: &Device) -> Self {
+        if *device == Device::flex() {
+            NetModel::Cpu(Box::new(network.to_cpu(board)))
+        } else {
+            NetModel::Burn(Box::new(BurnModel::new(network, board, device)))
+        }
+    }
+}
+
+impl Predictor for NetModel {
+    fn predict(&self, inputs: Vec<f32>, batch: usize) -> Result<Outputs, PredictError> {
+        match self {
+            NetModel::Cpu(network) => network.predict(inputs, batch),
+            NetModel::Burn(model) => model.predict(inputs, batch),
+        }
+    }
+}
+
 /// Any predictor as the search's evaluator for variant `V`.
 pub struct ModelEvaluator<V: Rules, P> {
     predictor: P,
     _variant: PhantomData<V>,
 }
 
-/// A burn network as the search's evaluator.
-pub type NetEvaluator<V> = ModelEvaluator<V, BurnModel>;
+/// A network as the search's evaluator ([`NetModel`]: folded on the CPU, burn elsewhere).
+pub type NetEvaluator<V> = ModelEvaluator<V, NetModel>;
 
 impl<V: Rules, P: Predictor> ModelEvaluator<V, P> {
     /// Evaluates leaves of `V` with `predictor`, which must be a network for `V`'s board.
@@ -114,7 +144,7 @@ impl<V: Rules, P: Predictor> ModelEvaluator<V, P> {
 impl<V: Rules> NetEvaluator<V> {
     /// Evaluates with `network` (switched to inference mode) on `device`.
     pub fn new(network: &Network, device: &Device) -> Self {
-        Self::wrap(BurnModel::new(network, BoardShape::of::<V>(), device))
+        Self::wrap(NetModel::new(network, BoardShape::of::<V>(), device))
     }
 }
 

@@ -5,6 +5,8 @@
 //! - [`network`]: the residual tower with policy and value heads.
 //! - [`evaluator`]: [`Predictor`] (a network in any runtime) and [`ModelEvaluator`], a
 //!   predictor behind [`damas_mcts::Evaluator`].
+//! - [`inference`]: [`CpuNetwork`], the inference pass on the CPU without burn (batch norm
+//!   folded, one matrix product per convolution), which self-play and matches use there.
 //! - [`checkpoint`]: reading and writing checkpoint directories.
 //! - [`export`]: safetensors files with the encoding contract in their metadata.
 //! - [`device`]: [`DeviceChoice`], where networks run (`cpu`, `wgpu`, `cuda:N`).
@@ -16,6 +18,7 @@ pub mod device;
 pub mod encoding;
 pub mod evaluator;
 pub mod export;
+pub mod inference;
 pub mod network;
 
 pub use burn::tensor::Device;
@@ -26,9 +29,10 @@ pub use checkpoint::{
 pub use device::{DeviceChoice, DeviceError};
 pub use encoding::{BoardShape, ENCODING_VERSION, INPUT_PLANES, PackedPosition, policy_index};
 pub use evaluator::{
-    BurnModel, ModelEvaluator, NetEvaluator, Outputs, PredictError, Predictor, encode_leaves,
-    evaluations,
+    BurnModel, ModelEvaluator, NetEvaluator, NetModel, Outputs, PredictError, Predictor,
+    encode_leaves, evaluations,
 };
+pub use inference::CpuNetwork;
 pub use network::{
     AUX_MATERIAL, AUX_OUTPUTS, AUX_PLIES_LEFT, Network, NetworkConfig, NetworkSize, Output,
 };

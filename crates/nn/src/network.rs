@@ -4,6 +4,7 @@
 //! score and Lc0's moves-left heads): the game's final material balance and the plies left.
 
 use crate::encoding::{BoardShape, INPUT_PLANES};
+use crate::inference::{CpuNetwork, Dense, FoldedConv};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
 use burn::prelude::*;
@@ -94,6 +95,78 @@ impl ConvBlock {
 
     fn forward(&self, x: Tensor<4>) -> Tensor<4> {
         self.norm.forward(self.conv.forward(x))
+    }
+
+    /// The convolution with the batch norm's inference transform folded into its weights:
+    /// `gamma (conv(x) - mean) / sqrt(var + eps) + beta` is `conv'(x) + bias`.
+    fn folded(&self) -> FoldedConv {
+        let [output, input, kernel, _] = self.conv.weight.dims();
+        let weights = values(self.conv.weight.val());
+        let gamma = values(self.norm.gamma.val());
+        let beta = values(self.norm.beta.val());
+        let mean = values(self.norm.running_mean.value());
+        let var = values(self.norm.running_var.value());
+        let conv_bias = self.conv.bias.as_ref().map(|b| values(b.val()));
+        let scale: Vec<f32> = (0..output)
+            .map(|o| (f64::from(gamma[o]) / (f64::from(var[o]) + self.norm.epsilon).sqrt()) as f32)
+            .collect();
+        let mut folded = vec![0.0; kernel * kernel * input * output];
+        for o in 0..output {
+            for i in 0..input {
+                for tap in 0..kernel * kernel {
+                    folded[(tap * input + i) * output + o] =
+                        weights[(o * input + i) * kernel * kernel + tap] * scale[o];
+                }
+            }
+        }
+        let bias = (0..output)
+            .map(|o| {
+                let conv = conv_bias.as_ref().map_or(0.0, |b| b[o]);
+                beta[o] + (conv - mean[o]) * scale[o]
+            })
+            .collect();
+        FoldedConv {
+            input,
+            output,
+            kernel,
+            weights: folded,
+            bias,
+        }
+    }
+}
+
+/// A tensor's values, row-major.
+fn values<const D: usize>(tensor: Tensor<D>) -> Vec<f32> {
+    tensor
+        .try_into_vec_as::<f32>()
+        .unwrap_or_else(|e| panic!("network weights are floats: {e:?}"))
+}
+
+/// A linear layer that reads a `[channels, area]` map flattened channel-major (as burn's
+/// `flatten` of `[batch, channels, height, width]` gives it), with its rows reordered to read
+/// the same map square-major (`[area, channels]`, as [`FoldedConv`] leaves it).
+fn dense_square_major(linear: &Linear, channels: usize) -> Dense {
+    let [input, output] = linear.weight.dims();
+    let area = input / channels;
+    let weights = values(linear.weight.val());
+    let mut reordered = vec![0.0; input * output];
+    for c in 0..channels {
+        for square in 0..area {
+            let (from, to) = (
+                (c * area + square) * output,
+                (square * channels + c) * output,
+            );
+            reordered[to..to + output].copy_from_slice(&weights[from..from + output]);
+        }
+    }
+    Dense {
+        input,
+        output,
+        weights: reordered,
+        bias: linear
+            .bias
+            .as_ref()
+            .map_or(vec![0.0; output], |b| values(b.val())),
     }
 }
 
@@ -214,6 +287,26 @@ impl Network {
         }
     }
 
+    /// The network in inference form for the CPU ([`CpuNetwork`]), for `board`.
+    pub fn to_cpu(&self, board: BoardShape) -> CpuNetwork {
+        let policy_conv = self.policy_conv.folded();
+        let value_conv = self.value_conv.folded();
+        CpuNetwork {
+            board,
+            stem: self.stem.folded(),
+            tower: self
+                .tower
+                .iter()
+                .map(|block| [block.first.folded(), block.second.folded()])
+                .collect(),
+            policy_fc: dense_square_major(&self.policy_fc, policy_conv.output),
+            value_hidden: dense_square_major(&self.value_hidden, value_conv.output),
+            value_out: dense_square_major(&self.value_out, 1),
+            policy_conv,
+            value_conv,
+        }
+    }
+
     /// [`Network::forward`] plus the auxiliary outputs `[batch, AUX_OUTPUTS]`, if the network
     /// has them (training reads them; playing does not compute them).
     pub fn forward_with_aux(&self, input: Tensor<4>) -> (Output, Option<Tensor<2>>) {
@@ -241,5 +334,85 @@ impl Network {
             self.policy_fc.forward(policy),
             relu(self.value_hidden.forward(value)),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluator::{BurnModel, Predictor};
+    use burn::module::{Param, RunningState};
+
+    /// `n` values spread around `centre` by up to `spread / 2`, different for each `salt`.
+    fn spread(n: usize, centre: f32, spread: f32, salt: usize, device: &Device) -> Tensor<1> {
+        let values: Vec<f32> = (0..n)
+            .map(|i| centre + spread * (((i * 37 + salt * 11) % 17) as f32 / 16.0 - 0.5))
+            .collect();
+        Tensor::from_data(TensorData::new(values, [n]), device)
+    }
+
+    /// Gives a block's batch norm the statistics and affine weights of a trained one, so that
+    /// folding it is not the identity.
+    fn train_norm(block: &mut ConvBlock, salt: usize, device: &Device) {
+        let n = block.norm.gamma.dims()[0];
+        block.norm.gamma = Param::from_tensor(spread(n, 1.0, 0.8, salt, device));
+        block.norm.beta = Param::from_tensor(spread(n, 0.0, 0.6, salt + 1, device));
+        block.norm.running_mean = RunningState::new(spread(n, 0.1, 0.6, salt + 2, device));
+        block.norm.running_var = RunningState::new(spread(n, 1.0, 1.2, salt + 3, device));
+    }
+
+    #[test]
+    fn the_cpu_pass_computes_what_burn_computes() {
+        let device = Device::flex();
+        // A non-square board too, so that rows and columns cannot be swapped unnoticed.
+        for (height, width, squares) in [(8, 8, 32), (10, 10, 50), (6, 8, 24)] {
+            let board = BoardShape {
+                height,
+                width,
+                squares,
+            };
+            let config = NetworkConfig::sized(
+                board,
+                NetworkSize {
+                    blocks: 2,
+                    channels: 8,
+                },
+            );
+            let mut network = config.init(&device);
+            let mut salt = 0;
+            let blocks = std::iter::once(&mut network.stem)
+                .chain(
+                    network
+                        .tower
+                        .iter_mut()
+                        .flat_map(|b| [&mut b.first, &mut b.second]),
+                )
+                .chain([&mut network.policy_conv, &mut network.value_conv]);
+            for block in blocks {
+                train_norm(block, salt, &device);
+                salt += 4;
+            }
+            // More positions than one tile of a convolution (512 squares) or of a linear layer
+            // (32 rows) holds, with ones and zeros on every plane.
+            let batch = 37;
+            let inputs: Vec<f32> = (0..batch * board.input_len())
+                .map(|i| ((i * 7 + i / 5) % 3 == 0) as u8 as f32)
+                .collect();
+            let burn = BurnModel::new(&network, board, &device)
+                .predict(inputs.clone(), batch)
+                .unwrap();
+            let cpu = network.to_cpu(board).predict(inputs, batch).unwrap();
+            assert_eq!(cpu.policy_logits.len(), batch * board.policy_len());
+            let close = |a: &[f32], b: &[f32], what: &str| {
+                let worst = a
+                    .iter()
+                    .zip(b)
+                    .map(|(x, y)| (x - y).abs() / x.abs().max(1.0))
+                    .fold(0.0, f32::max);
+                assert!(worst < 1e-4, "{what} on {height}x{width}: off by {worst}");
+            };
+            close(&cpu.policy_logits, &burn.policy_logits, "policy");
+            close(&cpu.wdl, &burn.wdl, "win/draw/loss");
+        }
     }
 }

@@ -43,7 +43,8 @@ pub struct SelfPlayConfig {
     pub workers: usize,
     /// Games in flight per worker; their leaves share each evaluation batch.
     pub games_per_worker: usize,
-    /// Threads of the rayon pool the network's CPU kernels run on.
+    /// Threads of the rayon pool burn's CPU kernels run on. The network's CPU pass runs on each
+    /// worker's own thread, so `workers` is what spreads self-play over cores.
     pub inference_threads: usize,
     /// Games per shard file.
     pub games_per_shard: u32,

@@ -8,8 +8,8 @@ use crate::trainer::Trainer;
 use damas_mcts::{RootNoise, Search, UniformEvaluator};
 use damas_nn::encoding::encode;
 use damas_nn::{
-    BoardShape, BurnModel, CheckpointMeta, DeviceChoice, DeviceError, NetEvaluator, NetworkConfig,
-    NetworkSize, Predictor,
+    BoardShape, BurnModel, CheckpointMeta, DeviceChoice, DeviceError, NetEvaluator, NetModel,
+    NetworkConfig, NetworkSize, Predictor,
 };
 use damas_onnx::{OnnxError, OnnxModel};
 use damas_rules::{Game, Rules, Variant, VariantVisitor};
@@ -64,8 +64,10 @@ pub struct SelfPlayBenchOptions {
 pub struct BatchSpeed {
     /// Positions per batch.
     pub batch: usize,
-    /// Evaluations per second with burn.
+    /// Evaluations per second of the path self-play takes ([`NetModel`]: folded on the CPU).
     pub evals_per_second: f64,
+    /// The same network run by burn.
+    pub burn_evals_per_second: f64,
     /// The same network exported to ONNX, run by tract.
     pub tract_evals_per_second: f64,
 }
@@ -79,7 +81,9 @@ pub struct SelfPlayBench {
     pub threads: usize,
     /// The CPU clock read from /proc/cpuinfo, GHz.
     pub ghz: f64,
-    /// The CPU's peak single-precision rate for those threads, GFLOP/s.
+    /// Single-precision flops per cycle of one core: 64 with AVX-512, else 32 (AVX2).
+    pub flops_per_cycle: f64,
+    /// One core's peak single-precision rate, GFLOP/s (the CPU pass runs on one core).
     pub peak_gflops: f64,
     /// The network's speed per batch size.
     pub batches: Vec<BatchSpeed>,
@@ -101,19 +105,23 @@ pub struct SelfPlayBench {
     pub tree: (usize, usize, usize),
 }
 
-/// This machine's peak single-precision rate: cores x 2 FMA units x 8 lanes (AVX2) x 2 flops
-/// x clock, with the clock read from /proc/cpuinfo. Returns (GFLOP/s, GHz).
-fn peak_gflops(cores: usize) -> (f64, f64) {
-    let ghz = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|text| {
-            text.lines()
-                .find(|line| line.starts_with("cpu MHz"))
-                .and_then(|line| line.split(':').nth(1))
-                .and_then(|mhz| mhz.trim().parse::<f64>().ok())
-        })
+/// One core's peak single-precision rate: 2 FMA units x 16 lanes (AVX-512) or 8 (AVX2) x 2
+/// flops x clock, with the clock and the vector extensions read from /proc/cpuinfo. Returns
+/// (GFLOP/s, flops per cycle, GHz).
+fn peak_gflops() -> (f64, f64, f64) {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let ghz = cpuinfo
+        .lines()
+        .find(|line| line.starts_with("cpu MHz"))
+        .and_then(|line| line.split(':').nth(1))
+        .and_then(|mhz| mhz.trim().parse::<f64>().ok())
         .map_or(2.0, |mhz| mhz / 1000.0);
-    (cores as f64 * 32.0 * ghz, ghz)
+    let avx512 = cpuinfo
+        .lines()
+        .find(|line| line.starts_with("flags"))
+        .is_some_and(|flags| flags.split_whitespace().any(|flag| flag == "avx512f"));
+    let per_cycle = if avx512 { 64.0 } else { 32.0 };
+    (per_cycle * ghz, per_cycle, ghz)
 }
 
 /// Positions per second of `run`, which evaluates `batch` positions (after one warm-up call).
@@ -139,8 +147,9 @@ pub fn selfplay_bench(options: &SelfPlayBenchOptions) -> Result<SelfPlayBench, B
             let config = NetworkConfig::sized(BoardShape::of::<V>(), options.size);
             let network = config.init(&device);
             let burn = BurnModel::new(&network, BoardShape::of::<V>(), &device);
+            let model = NetModel::new(&network, BoardShape::of::<V>(), &device);
             let flops = config.flops_per_position() as f64;
-            let (peak, ghz) = peak_gflops(threads);
+            let (peak, flops_per_cycle, ghz) = peak_gflops();
             // The same network as an exported ONNX model, run by tract.
             let onnx_path =
                 std::env::temp_dir().join(format!("damas-bench-{}.onnx", std::process::id()));
@@ -162,6 +171,11 @@ pub fn selfplay_bench(options: &SelfPlayBenchOptions) -> Result<SelfPlayBench, B
                     encode(&game, chunk);
                 }
                 let evals = evals_per_second(batch, seconds, || {
+                    model
+                        .predict(inputs.clone(), batch)
+                        .expect("the network runs");
+                });
+                let burn_evals = evals_per_second(batch, seconds, || {
                     burn.predict(inputs.clone(), batch)
                         .expect("the network runs");
                 });
@@ -171,6 +185,7 @@ pub fn selfplay_bench(options: &SelfPlayBenchOptions) -> Result<SelfPlayBench, B
                 batches.push(BatchSpeed {
                     batch,
                     evals_per_second: evals,
+                    burn_evals_per_second: burn_evals,
                     tract_evals_per_second: tract,
                 });
             }
@@ -207,6 +222,7 @@ pub fn selfplay_bench(options: &SelfPlayBenchOptions) -> Result<SelfPlayBench, B
                 flops_per_position: flops,
                 threads,
                 ghz,
+                flops_per_cycle,
                 peak_gflops: peak,
                 batches,
                 stats,
