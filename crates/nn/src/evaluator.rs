@@ -46,6 +46,23 @@ impl<P: Predictor + ?Sized> Predictor for Box<P> {
     }
 }
 
+/// Checks that `inputs` holds `batch` positions encoded for `board`.
+pub(crate) fn check_input_len(
+    board: BoardShape,
+    inputs: &[f32],
+    batch: usize,
+) -> Result<(), PredictError> {
+    let expected = batch * board.input_len();
+    if inputs.len() == expected {
+        Ok(())
+    } else {
+        Err(PredictError(format!(
+            "{} input values for {batch} positions, expected {expected}",
+            inputs.len()
+        )))
+    }
+}
+
 /// A burn network in inference mode on a device.
 pub struct BurnModel {
     network: Network,
@@ -67,13 +84,7 @@ impl BurnModel {
 impl Predictor for BurnModel {
     fn predict(&self, inputs: Vec<f32>, batch: usize) -> Result<Outputs, PredictError> {
         let shape = self.board;
-        let expected = batch * shape.input_len();
-        if inputs.len() != expected {
-            return Err(PredictError(format!(
-                "{} input values for {batch} positions, expected {expected}",
-                inputs.len()
-            )));
-        }
+        check_input_len(shape, &inputs, batch)?;
         let data = TensorData::new(inputs, [batch, INPUT_PLANES, shape.height, shape.width]);
         let output = self.network.forward(Tensor::from_data(data, &self.device));
         let read = |tensor: Tensor<2>| {

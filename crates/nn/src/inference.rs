@@ -9,7 +9,8 @@
 //! arithmetic. `damas bench selfplay` times both paths side by side.
 
 use crate::encoding::{BoardShape, INPUT_PLANES};
-use crate::evaluator::{Outputs, PredictError, Predictor};
+use crate::evaluator::{Outputs, PredictError, Predictor, check_input_len};
+use damas_mcts::softmax;
 
 /// A convolution with batch norm folded in: `weights` is `[kernel x kernel x input, output]`
 /// (kernel row, kernel column, input channel; output channel fastest), plus one bias per output.
@@ -232,29 +233,17 @@ impl CpuNetwork {
         let policy_logits = self.policy_fc.apply(&policy, batch, false);
         let value = self.value_conv.apply(&x, board, None, true);
         let hidden = self.value_hidden.apply(&value, batch, true);
-        let mut wdl = self.value_out.apply(&hidden, batch, false);
-        for logits in wdl.chunks_mut(3) {
-            let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            let mut sum = 0.0;
-            for v in logits.iter_mut() {
-                *v = (*v - max).exp();
-                sum += *v;
-            }
-            logits.iter_mut().for_each(|v| *v /= sum);
+        let wdl_logits = self.value_out.apply(&hidden, batch, false);
+        Outputs {
+            policy_logits,
+            wdl: wdl_logits.chunks(3).flat_map(softmax).collect(),
         }
-        Outputs { policy_logits, wdl }
     }
 }
 
 impl Predictor for CpuNetwork {
     fn predict(&self, inputs: Vec<f32>, batch: usize) -> Result<Outputs, PredictError> {
-        let expected = batch * self.board.input_len();
-        if inputs.len() != expected {
-            return Err(PredictError(format!(
-                "{} input values for {batch} positions, expected {expected}",
-                inputs.len()
-            )));
-        }
+        check_input_len(self.board, &inputs, batch)?;
         Ok(self.run(&inputs, batch))
     }
 }
