@@ -291,6 +291,12 @@ fn train(args: TrainArgs) -> anyhow::Result<()> {
         bench.seconds_per_step,
         bench.gflops,
     );
+    println!(
+        "the network's forward and backward passes alone: {:.0} samples/s, so {:.0}% of a step \
+         is spent outside them (targets, losses, metrics, optimiser)",
+        bench.passes_per_second,
+        100.0 * (1.0 - bench.samples_per_second / bench.passes_per_second),
+    );
     Ok(())
 }
 

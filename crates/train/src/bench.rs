@@ -5,15 +5,16 @@
 
 use crate::config::TrainingSection;
 use crate::trainer::Trainer;
+use burn::prelude::{Module, Tensor, TensorData};
 use damas_mcts::{RootNoise, Search, UniformEvaluator};
 use damas_nn::encoding::encode;
 use damas_nn::{
     BoardShape, BurnModel, CheckpointMeta, DeviceChoice, DeviceError, NetEvaluator, NetModel,
-    NetworkConfig, NetworkSize, Predictor,
+    Network, NetworkConfig, NetworkSize, Predictor,
 };
 use damas_onnx::{OnnxError, OnnxModel};
 use damas_rules::{Game, Rules, Variant, VariantVisitor};
-use damas_selfplay::{GameRecord, SelfPlayConfig, Stats, TimedEvaluator, play_games};
+use damas_selfplay::{GameRecord, Sample, SelfPlayConfig, Stats, TimedEvaluator, play_games};
 use std::time::{Duration, Instant};
 
 /// Why a benchmark could not run.
@@ -267,6 +268,36 @@ pub struct TrainBench {
     pub seconds_per_step: f64,
     /// Forward and backward GFLOP/s (about three forward passes per sample).
     pub gflops: f64,
+    /// Samples per second through the network's forward and backward passes alone (the loss a
+    /// plain sum, no optimiser): what a step would reach if nothing else cost anything.
+    pub passes_per_second: f64,
+}
+
+/// Samples per second through `steps` forward and backward passes of `network` on `batch`.
+fn passes_per_second<V: Rules>(network: &Network, batch: &[&Sample], steps: u64) -> f64 {
+    let shape = BoardShape::of::<V>();
+    let mut inputs = vec![0.0f32; batch.len() * shape.input_len()];
+    for (sample, input) in batch.iter().zip(inputs.chunks_mut(shape.input_len())) {
+        sample.position.encode::<V>(input);
+    }
+    let dims = [
+        batch.len(),
+        damas_nn::INPUT_PLANES,
+        shape.height,
+        shape.width,
+    ];
+    let device = network.devices()[0].clone();
+    let pass = || {
+        let x = Tensor::<4>::from_data(TensorData::new(inputs.clone(), dims), &device);
+        let output = network.forward_with_aux(x).0;
+        let _gradients = (output.policy.sum() + output.value.sum()).backward();
+    };
+    pass();
+    let start = Instant::now();
+    for _ in 0..steps {
+        pass();
+    }
+    (steps as usize * batch.len()) as f64 / start.elapsed().as_secs_f64()
 }
 
 /// Runs `damas bench train` on samples from real self-play positions.
@@ -313,6 +344,7 @@ pub fn train_bench(options: &TrainBenchOptions) -> Result<TrainBench, BenchError
                 samples_per_second: per_second,
                 seconds_per_step: seconds / options.steps.max(1) as f64,
                 gflops: per_second * 3.0 * network.flops_per_position() as f64 / 1e9,
+                passes_per_second: passes_per_second::<V>(trainer.network(), &batch, options.steps),
             })
         }
     }
