@@ -292,10 +292,10 @@ fn train(args: TrainArgs) -> anyhow::Result<()> {
         bench.gflops,
     );
     println!(
-        "the network's forward and backward passes alone: {:.0} samples/s, so {:.0}% of a step \
-         is spent outside them (targets, losses, metrics, optimiser)",
+        "the network's forward and backward passes alone: {:.0} samples/s; a full step \
+         (targets, losses, metrics, optimiser too) runs at {:.0}% of that rate",
         bench.passes_per_second,
-        100.0 * (1.0 - bench.samples_per_second / bench.passes_per_second),
+        100.0 * bench.samples_per_second / bench.passes_per_second,
     );
     Ok(())
 }

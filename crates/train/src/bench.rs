@@ -4,8 +4,8 @@
 //! per second.
 
 use crate::config::TrainingSection;
-use crate::trainer::Trainer;
-use burn::prelude::{Module, Tensor, TensorData};
+use crate::trainer::{Trainer, input_tensor};
+use burn::prelude::Module;
 use damas_mcts::{RootNoise, Search, UniformEvaluator};
 use damas_nn::encoding::encode;
 use damas_nn::{
@@ -275,20 +275,9 @@ pub struct TrainBench {
 
 /// Samples per second through `steps` forward and backward passes of `network` on `batch`.
 fn passes_per_second<V: Rules>(network: &Network, batch: &[&Sample], steps: u64) -> f64 {
-    let shape = BoardShape::of::<V>();
-    let mut inputs = vec![0.0f32; batch.len() * shape.input_len()];
-    for (sample, input) in batch.iter().zip(inputs.chunks_mut(shape.input_len())) {
-        sample.position.encode::<V>(input);
-    }
-    let dims = [
-        batch.len(),
-        damas_nn::INPUT_PLANES,
-        shape.height,
-        shape.width,
-    ];
     let device = network.devices()[0].clone();
     let pass = || {
-        let x = Tensor::<4>::from_data(TensorData::new(inputs.clone(), dims), &device);
+        let x = input_tensor::<V>(batch, &device);
         let output = network.forward_with_aux(x).0;
         let _gradients = (output.policy.sum() + output.value.sum()).backward();
     };

@@ -160,15 +160,11 @@ impl<V: Rules> Trainer<V> {
     pub fn train_step(&mut self, batch: &[&Sample]) -> TrainMetrics {
         let shape = BoardShape::of::<V>();
         let n = batch.len();
-        let mut inputs = vec![0.0f32; n * shape.input_len()];
         let mut policy = vec![0.0f32; n * shape.policy_len()];
         let mut wdl = vec![0.0f32; n * 3];
         let mut aux = vec![0.0f32; n * AUX_OUTPUTS];
         let mut aux_mask = vec![0.0f32; n];
         for (i, sample) in batch.iter().enumerate() {
-            sample
-                .position
-                .encode::<V>(&mut inputs[i * shape.input_len()..(i + 1) * shape.input_len()]);
             for &(index, p) in &sample.policy {
                 policy[i * shape.policy_len() + index as usize] = p;
             }
@@ -180,8 +176,7 @@ impl<V: Rules> Trainer<V> {
             }
         }
         let aux_count = aux_mask.iter().sum::<f32>();
-        let dims = [n, damas_nn::INPUT_PLANES, shape.height, shape.width];
-        let x = Tensor::<4>::from_data(TensorData::new(inputs, dims), &self.device);
+        let x = input_tensor::<V>(batch, &self.device);
         let policy_target = Tensor::<2>::from_data(
             TensorData::new(policy, [n, shape.policy_len()]),
             &self.device,
@@ -272,6 +267,22 @@ impl<V: Rules> Trainer<V> {
         };
         save_checkpoint(dir, &meta, &self.model, extra)
     }
+}
+
+/// The encoded positions of `batch` on `device`, `[batch, planes, height, width]`.
+pub fn input_tensor<V: Rules>(batch: &[&Sample], device: &Device) -> Tensor<4> {
+    let shape = BoardShape::of::<V>();
+    let mut inputs = vec![0.0f32; batch.len() * shape.input_len()];
+    for (sample, input) in batch.iter().zip(inputs.chunks_mut(shape.input_len())) {
+        sample.position.encode::<V>(input);
+    }
+    let dims = [
+        batch.len(),
+        damas_nn::INPUT_PLANES,
+        shape.height,
+        shape.width,
+    ];
+    Tensor::from_data(TensorData::new(inputs, dims), device)
 }
 
 /// The win/draw/loss target of a sample: the game's result `z` as a one-hot, mixed with weight
