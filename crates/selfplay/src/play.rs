@@ -111,6 +111,8 @@ struct Worker<'a, V: Rules, E> {
     openings: &'a [Position<V::Geometry>],
     next_game: &'a AtomicU32,
     total: u32,
+    /// Games this worker keeps in flight: see [`slots_per_worker`].
+    slots: usize,
     seed: u64,
     model: &'a str,
     rng: StdRng,
@@ -232,7 +234,7 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
     fn run(&mut self, sender: &mpsc::Sender<GameRecord>) {
         let mut slots = Vec::new();
         let mut searches = Vec::new();
-        for _ in 0..self.config.games_per_worker.max(1) {
+        for _ in 0..self.slots {
             if let Some((slot, search)) = self.new_game() {
                 slots.push(Some(slot));
                 searches.push(search);
@@ -309,6 +311,7 @@ pub fn play_games<V: Rules, E: Evaluator<V>>(
     on_game: impl FnMut(GameRecord),
 ) {
     let next_game = AtomicU32::new(0);
+    let slots = slots_per_worker(games, config.workers, config.games_per_worker);
     fan_in(
         config.workers,
         |worker_index, sender| {
@@ -318,6 +321,7 @@ pub fn play_games<V: Rules, E: Evaluator<V>>(
                 openings,
                 next_game: &next_game,
                 total: games,
+                slots,
                 seed,
                 model,
                 rng: StdRng::seed_from_u64(seed ^ (worker_index as u64 + 1) << 32),
@@ -326,6 +330,14 @@ pub fn play_games<V: Rules, E: Evaluator<V>>(
         },
         on_game,
     );
+}
+
+/// Games each of `workers` keeps in flight: `games_per_worker`, but no more than an even share
+/// of the `games`, so that a round smaller than `workers x games_per_worker` is spread over
+/// every worker instead of filling the first one's slots and leaving the others idle.
+pub(crate) fn slots_per_worker(games: u32, workers: usize, games_per_worker: usize) -> usize {
+    let share = (games as usize).div_ceil(workers.max(1));
+    games_per_worker.min(share).max(1)
 }
 
 /// Game number `index` of a round seeded by `seed`, ready to play: `openings[index % len]` (or
@@ -380,4 +392,22 @@ pub fn material_balance<G: damas_rules::Geometry>(position: &Position<G>, side: 
 fn material_deficit<G: damas_rules::Geometry>(position: &Position<G>, side: Color) -> Option<i32> {
     let any = position.pieces(Color::White).count() + position.pieces(Color::Black).count() > 0;
     any.then(|| -material_balance(position, side))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slots_per_worker;
+
+    #[test]
+    fn a_small_round_is_spread_over_every_worker() {
+        // 32 games on 2 workers of 32 slots: 16 each, not 32 on the first and none on the second.
+        assert_eq!(slots_per_worker(32, 2, 32), 16);
+        assert_eq!(slots_per_worker(33, 2, 32), 17);
+        // A round larger than the slots keeps the configured number in flight.
+        assert_eq!(slots_per_worker(64, 2, 32), 32);
+        assert_eq!(slots_per_worker(1000, 2, 32), 32);
+        // Degenerate inputs still give every worker a slot to play in.
+        assert_eq!(slots_per_worker(0, 2, 32), 1);
+        assert_eq!(slots_per_worker(5, 0, 32), 5);
+    }
 }

@@ -276,9 +276,11 @@ pub struct TrainBench {
 /// Samples per second through `steps` forward and backward passes of `network` on `batch`.
 fn passes_per_second<V: Rules>(network: &Network, batch: &[&Sample], steps: u64) -> f64 {
     let device = network.devices()[0].clone();
+    // Encoded once, outside the timed passes: "passes alone" is the forward and backward
+    // passes only; the full step, timed apart, also encodes its batch.
+    let input = input_tensor::<V>(batch, &device);
     let pass = || {
-        let x = input_tensor::<V>(batch, &device);
-        let output = network.forward_with_aux(x).0;
+        let output = network.forward_with_aux(input.clone()).0;
         let _gradients = (output.policy.sum() + output.value.sum()).backward();
     };
     pass();

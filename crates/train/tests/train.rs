@@ -230,6 +230,30 @@ fn every_shipped_config_is_valid() {
 }
 
 #[test]
+fn every_curve_and_ablation_config_is_valid() {
+    // The configs the measured curves of docs/learning/ ran with: each must still parse, and
+    // name its run after its file, so that its command line still reproduces the run.
+    let configs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+    for folder in ["curves", "ablation"] {
+        let mut count = 0;
+        for entry in std::fs::read_dir(configs.join(folder)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let config = TrainConfig::read(&path).unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(
+                    path.file_stem().unwrap().to_str().unwrap(),
+                    config.name,
+                    "{}: runs/<name> matches the file",
+                    path.display()
+                );
+                count += 1;
+            }
+        }
+        assert!(count > 0, "no configs in configs/{folder}");
+    }
+}
+
+#[test]
 fn gating_keeps_the_old_network_until_a_new_one_passes() {
     let runs = std::env::temp_dir().join(format!("damas-train-gating-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&runs);
