@@ -111,8 +111,6 @@ struct Worker<'a, V: Rules, E> {
     openings: &'a [Position<V::Geometry>],
     next_game: &'a AtomicU32,
     total: u32,
-    /// Games this worker keeps in flight: see [`slots_per_worker`].
-    slots: usize,
     seed: u64,
     model: &'a str,
     rng: StdRng,
@@ -234,7 +232,8 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
     fn run(&mut self, sender: &mpsc::Sender<GameRecord>) {
         let mut slots = Vec::new();
         let mut searches = Vec::new();
-        for _ in 0..self.slots {
+        let config = self.config;
+        for _ in 0..slots_per_worker(self.total, config.workers, config.games_per_worker) {
             if let Some((slot, search)) = self.new_game() {
                 slots.push(Some(slot));
                 searches.push(search);
@@ -311,7 +310,6 @@ pub fn play_games<V: Rules, E: Evaluator<V>>(
     on_game: impl FnMut(GameRecord),
 ) {
     let next_game = AtomicU32::new(0);
-    let slots = slots_per_worker(games, config.workers, config.games_per_worker);
     fan_in(
         config.workers,
         |worker_index, sender| {
@@ -321,7 +319,6 @@ pub fn play_games<V: Rules, E: Evaluator<V>>(
                 openings,
                 next_game: &next_game,
                 total: games,
-                slots,
                 seed,
                 model,
                 rng: StdRng::seed_from_u64(seed ^ (worker_index as u64 + 1) << 32),

@@ -199,25 +199,34 @@ fn a_run_directory_refuses_another_network() {
     let _ = std::fs::remove_dir_all(&runs);
 }
 
-#[test]
-fn every_shipped_config_is_valid() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+/// The run names of the configs in `configs/<folder>`, sorted, each checked to parse and to
+/// name its run after its file (so that `runs/<name>` and the file's command line agree).
+fn config_names(folder: &str) -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../configs")
+        .join(folder);
     let mut names = Vec::new();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "toml") {
             let config = TrainConfig::read(&path).unwrap_or_else(|e| panic!("{e}"));
-            names.push(config.name.clone());
             assert_eq!(
                 path.file_stem().unwrap().to_str().unwrap(),
                 config.name,
-                "runs/<name> matches the file"
+                "{}: runs/<name> matches the file",
+                path.display()
             );
+            names.push(config.name);
         }
     }
     names.sort();
+    names
+}
+
+#[test]
+fn every_shipped_config_is_valid() {
     assert_eq!(
-        names,
+        config_names(""),
         [
             "brazilian",
             "english",
@@ -231,25 +240,13 @@ fn every_shipped_config_is_valid() {
 
 #[test]
 fn every_curve_and_ablation_config_is_valid() {
-    // The configs the measured curves of docs/learning/ ran with: each must still parse, and
-    // name its run after its file, so that its command line still reproduces the run.
-    let configs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+    // The configs the measured curves of docs/learning/ ran with must still parse, so that
+    // their command lines still reproduce the runs.
     for folder in ["curves", "ablation"] {
-        let mut count = 0;
-        for entry in std::fs::read_dir(configs.join(folder)).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "toml") {
-                let config = TrainConfig::read(&path).unwrap_or_else(|e| panic!("{e}"));
-                assert_eq!(
-                    path.file_stem().unwrap().to_str().unwrap(),
-                    config.name,
-                    "{}: runs/<name> matches the file",
-                    path.display()
-                );
-                count += 1;
-            }
-        }
-        assert!(count > 0, "no configs in configs/{folder}");
+        assert!(
+            !config_names(folder).is_empty(),
+            "no configs in configs/{folder}"
+        );
     }
 }
 
