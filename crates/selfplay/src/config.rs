@@ -90,6 +90,12 @@ pub enum ConfigProblem {
     /// The variant is not known.
     #[error(transparent)]
     Variant(#[from] damas_rules::UnknownVariant),
+    /// The `base` key is not a path.
+    #[error("`base` must be the path of another config file, found {0}")]
+    BaseNotAPath(String),
+    /// A file is its own base, directly or through others (the chain of files).
+    #[error("`base` files name each other in a circle: {0}")]
+    BaseCycle(String),
 }
 
 /// Why a config file (self-play or training) could not be used.
@@ -112,6 +118,17 @@ pub enum ConfigError {
         path: PathBuf,
         /// What is wrong.
         problem: ConfigProblem,
+    },
+    /// The config named by the file's `base` key could not be used.
+    #[error("{path}: its base {base}")]
+    Base {
+        /// The file.
+        path: PathBuf,
+        /// The base it names, as a path from the working directory.
+        base: PathBuf,
+        /// What is wrong with the base.
+        #[source]
+        source: Box<ConfigError>,
     },
     /// The openings file does not read.
     #[error("openings file {path}")]

@@ -429,6 +429,11 @@ pub struct ConfigFile {
     pub text: String,
 }
 
+/// The key by which a config file names the config it changes (a path relative to the file):
+/// the file's keys are laid over the base's, table by table, so that a variation of a config
+/// states only what differs.
+pub const BASE_KEY: &str = "base";
+
 impl ConfigFile {
     /// Reads and checks a config file.
     pub fn read(path: &Path) -> Result<ConfigFile, ConfigError> {
@@ -436,18 +441,105 @@ impl ConfigFile {
     }
 
     /// Reads and checks a config file, with `device` (from the command line) in place of the
-    /// file's `device` key when given.
+    /// file's `device` key when given. A file with a `base` key is merged over its base, and
+    /// the text kept is the merged config, complete without the base.
     pub fn read_on(path: &Path, device: Option<DeviceChoice>) -> Result<ConfigFile, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = read_text(path)?;
+        let text = match toml::from_str::<toml::Table>(&text) {
+            Ok(table) if table.contains_key(BASE_KEY) => {
+                let merged = toml::to_string(&merged_table(path, table)?).map_err(|e| {
+                    ConfigError::Invalid {
+                        path: path.to_path_buf(),
+                        problem: ConfigProblem::Syntax(e.to_string()),
+                    }
+                })?;
+                format!("# {} merged over its base\n{merged}", path.display())
+            }
+            // Text without a base, or malformed: parsed as it is, for the parser's message.
+            _ => text,
+        };
         let config =
             TrainConfig::parse_on(&text, device).map_err(|problem| ConfigError::Invalid {
                 path: path.to_path_buf(),
                 problem,
             })?;
         Ok(ConfigFile { config, text })
+    }
+}
+
+/// A file's text.
+fn read_text(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// `table` (read from `path`) laid over its base, the base over its own base, and so on.
+fn merged_table(path: &Path, table: toml::Table) -> Result<toml::Table, ConfigError> {
+    // The file, its base, the base's base...: each with its table, the file first.
+    let mut chain = vec![(path.to_path_buf(), table)];
+    loop {
+        let (file, table) = chain.last_mut().expect("the file itself");
+        let Some(base) = table.remove(BASE_KEY) else {
+            break;
+        };
+        let file = file.clone();
+        let base = match base {
+            toml::Value::String(base) => file.parent().unwrap_or(Path::new("")).join(base),
+            other => {
+                return Err(ConfigError::Invalid {
+                    path: file,
+                    problem: ConfigProblem::BaseNotAPath(other.to_string()),
+                });
+            }
+        };
+        let identity = |path: &Path| std::fs::canonicalize(path).unwrap_or(path.to_path_buf());
+        if chain
+            .iter()
+            .any(|(seen, _)| identity(seen) == identity(&base))
+        {
+            let names: Vec<String> = chain.iter().map(|(p, _)| p.display().to_string()).collect();
+            return Err(ConfigError::Invalid {
+                path: path.to_path_buf(),
+                problem: ConfigProblem::BaseCycle(format!(
+                    "{} -> {}",
+                    names.join(" -> "),
+                    base.display()
+                )),
+            });
+        }
+        let in_base = |source| ConfigError::Base {
+            path: file.clone(),
+            base: base.clone(),
+            source: Box::new(source),
+        };
+        let text = read_text(&base).map_err(in_base)?;
+        let table = toml::from_str::<toml::Table>(&text).map_err(|e| {
+            in_base(ConfigError::Invalid {
+                path: base.clone(),
+                problem: ConfigProblem::Syntax(e.to_string()),
+            })
+        })?;
+        chain.push((base, table));
+    }
+    let (_, mut merged) = chain.pop().expect("the file itself");
+    while let Some((_, over)) = chain.pop() {
+        lay_over(&mut merged, over);
+    }
+    Ok(merged)
+}
+
+/// Lays `over`'s keys over `base`'s: tables present in both merge key by key, every other
+/// value of `over` replaces the base's.
+fn lay_over(base: &mut toml::Table, over: toml::Table) {
+    for (key, value) in over {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(inner)), toml::Value::Table(value)) => lay_over(inner, value),
+            (_, value) => {
+                base.insert(key, value);
+            }
+        }
     }
 }
 

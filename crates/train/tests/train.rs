@@ -5,7 +5,7 @@ mod events;
 
 use damas_rules::variants::Russian;
 use damas_selfplay::{Shard, list_shards};
-use damas_train::{Run, RunHome, Silent, TrainConfig};
+use damas_train::{ConfigFile, Run, RunHome, Silent, TrainConfig};
 use events::read_dir;
 use std::path::Path;
 
@@ -197,6 +197,81 @@ fn a_run_directory_refuses_another_network() {
     .expect("refused");
     assert!(error.to_string().contains("1x8"), "{error}");
     let _ = std::fs::remove_dir_all(&runs);
+}
+
+/// An error and every source under it, one per line.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(inner) = source {
+        text = format!("{text}\n{inner}");
+        source = inner.source();
+    }
+    text
+}
+
+#[test]
+fn a_config_with_a_base_is_the_base_with_its_own_keys_laid_over() {
+    let dir = std::env::temp_dir().join(format!("damas-config-base-{}", std::process::id()));
+    let variations = dir.join("variations");
+    std::fs::create_dir_all(&variations).unwrap();
+    std::fs::write(dir.join("tiny.toml"), TINY).unwrap();
+    let write = |name: &str, text: &str| {
+        let path = variations.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let more = write(
+        "more.toml",
+        "base = \"../tiny.toml\"\nname = \"more\"\n[selfplay]\nadjudicate_material = 3\n\
+         [selfplay.search]\nsimulations = 10\n",
+    );
+    let file = ConfigFile::read(&more).unwrap_or_else(|e| panic!("{}", error_chain(&e)));
+    let mut expected = TrainConfig::parse(TINY).unwrap();
+    expected.name = "more".into();
+    expected.selfplay.adjudicate_material = 3;
+    expected.selfplay.search.simulations = 10;
+    assert_eq!(file.config, expected, "only the keys the file gives change");
+    // The text a run keeps (and a worker receives) stands without the base.
+    assert_eq!(TrainConfig::parse(&file.text).unwrap(), expected);
+    // A base of a base.
+    let most = write("most.toml", "base = \"more.toml\"\ngenerations = 7\n");
+    expected.generations = 7;
+    assert_eq!(TrainConfig::read(&most).unwrap(), expected);
+
+    let refused = |name: &str, text: &str| {
+        let path = write(name, text);
+        error_chain(&ConfigFile::read(&path).expect_err("refused"))
+    };
+    let lost = refused("lost.toml", "base = \"nowhere.toml\"\n");
+    assert!(
+        lost.contains("lost.toml: its base") && lost.contains("nowhere.toml"),
+        "{lost}"
+    );
+    let typo = refused(
+        "typo.toml",
+        "base = \"../tiny.toml\"\n[selfplay]\nmax_pliez = 9\n",
+    );
+    assert!(typo.contains("max_pliez"), "{typo}");
+    let number = refused("number.toml", "base = 3\n");
+    assert!(number.contains("`base` must be the path"), "{number}");
+    let itself = refused("itself.toml", "base = \"itself.toml\"\n");
+    assert!(itself.contains("in a circle"), "{itself}");
+    write("ping.toml", "base = \"pong.toml\"\n");
+    let pong = refused("pong.toml", "base = \"ping.toml\"\n");
+    assert!(
+        pong.contains("in a circle")
+            && pong.contains("ping.toml -> ")
+            && !pong.contains("its base"),
+        "{pong}"
+    );
+    std::fs::write(dir.join("broken.toml"), "name = [\n").unwrap();
+    let broken = refused("over-broken.toml", "base = \"../broken.toml\"\n");
+    assert!(
+        broken.contains("over-broken.toml: its base") && broken.contains("line 1"),
+        "{broken}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The run names of the configs in `configs/<folder>`, sorted, each checked to parse and to
