@@ -4,11 +4,11 @@
 # share of time outside the network, tree bytes per edge) and `damas bench train` (samples per
 # second), each under /usr/bin/time -v for its peak resident memory.
 #
-# Usage: scripts/bench-selfplay.sh [blocks] [channels]   (defaults: 6 64, the default network)
+# Usage: scripts/bench-selfplay.sh [blocks] [channels]   (defaults: 4 32, the default network, which configs/quick.toml trains)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-blocks="${1:-6}"
-channels="${2:-64}"
+blocks="${1:-4}"
+channels="${2:-32}"
 cargo build --release --quiet -p damas-cli
 damas=target/release/damas
 peak() { grep "Maximum resident" "$1" | awk '{print $NF " KiB"}'; }

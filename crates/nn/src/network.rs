@@ -22,10 +22,11 @@ pub struct NetworkSize {
 }
 
 impl NetworkSize {
-    /// Six blocks of 64 channels.
+    /// Four blocks of 32 channels: the network of the measured recipe (`configs/quick.toml`),
+    /// the one that learned fastest per minute on two cores (docs/learning/).
     pub const DEFAULT: NetworkSize = NetworkSize {
-        blocks: 6,
-        channels: 64,
+        blocks: 4,
+        channels: 32,
     };
 
     /// Checks both values against their ranges; `section` prefixes the keys in the error.
