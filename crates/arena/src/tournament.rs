@@ -7,7 +7,8 @@ use crate::elo::{EloEstimate, Sprt, SprtVerdict, Wdl, elo_estimate, fit_ratings}
 use crate::factory::{PlayerError, PlayerSettings};
 use crate::game::GameRules;
 use crate::matches::{
-    BoxedFactory, Pairing, each_pair, gauntlet, match_pairings, round_robin, run_schedule,
+    BoxedFactory, Pairing, ScheduledGame, each_pair, gauntlet, match_pairings, round_robin,
+    run_schedule,
 };
 use crate::openings::{balanced_openings, parse_openings};
 use crate::plot::PlotError;
@@ -309,6 +310,36 @@ impl<V: Rules> Players<V> {
             options.concurrency
         }
     }
+
+    /// Plays `pairings` and adds each finished game to `store`; `after` sees the store with the
+    /// game in it and says whether to go on. A game the store cannot save stops the schedule.
+    fn play_into(
+        &self,
+        arena: &ArenaOptions,
+        pairings: &[Pairing],
+        openings: &[Game<V>],
+        store: &mut ResultsStore,
+        mut after: impl FnMut(&ResultsStore, &ScheduledGame<V>) -> bool,
+    ) -> Result<(), StoreError> {
+        let mut failure = None;
+        let refs: Vec<_> = self.factories.iter().map(|f| f.as_ref()).collect();
+        run_schedule(
+            &refs,
+            pairings,
+            openings,
+            self.concurrency(arena),
+            &arena.rules,
+            arena.seed,
+            |game| match store.add(&game) {
+                Ok(()) => after(store, &game),
+                Err(e) => {
+                    failure = Some(e);
+                    false
+                }
+            },
+        );
+        failure.map_or(Ok(()), Err)
+    }
 }
 
 /// Plays a match to its end (or until its SPRT decides), resuming from the results already in
@@ -329,44 +360,27 @@ pub fn play_match(
             let openings = openings::<V>(arena, options.games.div_ceil(2) as usize)?;
             let pairings = match_pairings(options.games, &store.played());
             let first_result = |store: &ResultsStore| store.table()[0][1];
-            let mut failure = None;
-            let refs: Vec<_> = players.factories.iter().map(|f| f.as_ref()).collect();
-            run_schedule(
-                &refs,
-                &pairings,
-                &openings,
-                players.concurrency(arena),
-                &arena.rules,
-                arena.seed,
-                |game| {
-                    if let Err(e) = store.add(&game) {
-                        failure = Some(e);
-                        return false;
-                    }
-                    let wdl = first_result(&store);
-                    let mut message = format!(
-                        "{}: {:.1}% (+{} ={} -{})",
-                        names[0],
-                        100.0 * wdl.score(),
-                        wdl.wins,
-                        wdl.draws,
-                        wdl.losses
-                    );
-                    let verdict = options.sprt.map(|sprt| {
-                        message += &format!(", LLR {:.2}", sprt.llr(wdl));
-                        sprt.verdict(wdl)
-                    });
-                    on_game(&Progress {
-                        done: wdl.games() as usize,
-                        total: options.games as usize,
-                        message,
-                    });
-                    verdict.is_none_or(|v| v == SprtVerdict::Continue)
-                },
-            );
-            if let Some(e) = failure {
-                return Err(e.into());
-            }
+            players.play_into(arena, &pairings, &openings, &mut store, |store, _| {
+                let wdl = first_result(store);
+                let mut message = format!(
+                    "{}: {:.1}% (+{} ={} -{})",
+                    names[0],
+                    100.0 * wdl.score(),
+                    wdl.wins,
+                    wdl.draws,
+                    wdl.losses
+                );
+                let verdict = options.sprt.map(|sprt| {
+                    message += &format!(", LLR {:.2}", sprt.llr(wdl));
+                    sprt.verdict(wdl)
+                });
+                on_game(&Progress {
+                    done: wdl.games() as usize,
+                    total: options.games as usize,
+                    message,
+                });
+                verdict.is_none_or(|v| v == SprtVerdict::Continue)
+            })?;
             let first = first_result(&store);
             let elo = elo_estimate(first);
             let ratings = serde_json::json!({
@@ -432,32 +446,15 @@ pub fn play_tournament(
                 .collect();
             let openings = openings::<V>(arena, options.rounds as usize)?;
             let mut done = played.len();
-            let mut failure = None;
-            let refs: Vec<_> = players.factories.iter().map(|f| f.as_ref()).collect();
-            run_schedule(
-                &refs,
-                &pairings,
-                &openings,
-                players.concurrency(arena),
-                &arena.rules,
-                arena.seed,
-                |game| {
-                    if let Err(e) = store.add(&game) {
-                        failure = Some(e);
-                        return false;
-                    }
-                    done += 1;
-                    on_game(&Progress {
-                        done,
-                        total: schedule.len(),
-                        message: format!("last: {}", game.played.reason),
-                    });
-                    true
-                },
-            );
-            if let Some(e) = failure {
-                return Err(e.into());
-            }
+            players.play_into(arena, &pairings, &openings, &mut store, |_, game| {
+                done += 1;
+                on_game(&Progress {
+                    done,
+                    total: schedule.len(),
+                    message: format!("last: {}", game.played.reason),
+                });
+                true
+            })?;
             let table = store.table();
             let ratings = fit_ratings(&table, options.anchor, 1.0);
             let summary = TournamentSummary {
