@@ -369,37 +369,26 @@ impl<V: Rules> Searcher<V> {
             let child_hash = hash ^ position.hash_change(&mv);
             let reversible = !mv.is_capture() && position.all_kings().has(mv.from_bit());
             let child_kings = if reversible { king_plies + 1 } else { 0 };
-            let child_depth = depth - 1;
-            let score = if i == 0 {
-                -self.negamax(
+            // The child's score for this side, searched in the window (low, high).
+            let child_score = |search: &mut Self, low: i32, high: i32| {
+                -search.negamax(
                     &child,
                     child_hash,
-                    child_depth,
-                    -beta,
-                    -alpha,
+                    depth - 1,
+                    -high,
+                    -low,
                     ply + 1,
                     child_kings,
                 )
+            };
+            // Principal variation search: the first move with the full window, the others with
+            // a null window first, searched again only when they land inside (alpha, beta).
+            let score = if i == 0 {
+                child_score(self, alpha, beta)
             } else {
-                let probe = -self.negamax(
-                    &child,
-                    child_hash,
-                    child_depth,
-                    -alpha - 1,
-                    -alpha,
-                    ply + 1,
-                    child_kings,
-                );
+                let probe = child_score(self, alpha, alpha + 1);
                 if probe > alpha && probe < beta {
-                    -self.negamax(
-                        &child,
-                        child_hash,
-                        child_depth,
-                        -beta,
-                        -alpha,
-                        ply + 1,
-                        child_kings,
-                    )
+                    child_score(self, alpha, beta)
                 } else {
                     probe
                 }
