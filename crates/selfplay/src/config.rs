@@ -25,7 +25,8 @@ pub struct SelfPlayConfig {
     /// Uniformly random plies played before the search takes over, for opening diversity.
     pub opening_plies: u32,
     /// A file of start positions, one FEN per line (`#` starts a comment); games cycle through
-    /// them before their random plies.
+    /// them before their random plies. A relative path is taken from the working directory, as
+    /// the run's copy of the config (in `runs/<name>/`) must find the same file.
     pub openings: Option<PathBuf>,
     /// A side whose search value stays below this resigns (-1 or less: never).
     pub resign_threshold: f32,

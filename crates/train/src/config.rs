@@ -7,7 +7,7 @@ use damas_rules::Variant;
 use damas_selfplay::SelfPlayConfig;
 pub use damas_selfplay::{ConfigError, ConfigProblem};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The whole run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -445,24 +445,21 @@ impl ConfigFile {
     /// the text kept is the merged config, complete without the base.
     pub fn read_on(path: &Path, device: Option<DeviceChoice>) -> Result<ConfigFile, ConfigError> {
         let text = read_text(path)?;
-        let text = match toml::from_str::<toml::Table>(&text) {
+        let (text, layers) = match toml::from_str::<toml::Table>(&text) {
             Ok(table) if table.contains_key(BASE_KEY) => {
-                let merged = toml::to_string(&merged_table(path, table)?).map_err(|e| {
-                    ConfigError::Invalid {
-                        path: path.to_path_buf(),
-                        problem: ConfigProblem::Syntax(e.to_string()),
-                    }
+                let (merged, layers) = merged_table(path, &text, table)?;
+                let merged = toml::to_string(&merged).map_err(|e| ConfigError::Invalid {
+                    path: path.to_path_buf(),
+                    problem: ConfigProblem::Syntax(e.to_string()),
                 })?;
-                format!("# {} merged over its base\n{merged}", path.display())
+                let text = format!("# {} merged over its base\n{merged}", path.display());
+                (text, layers)
             }
             // Text without a base, or malformed: parsed as it is, for the parser's message.
-            _ => text,
+            _ => (text, Vec::new()),
         };
-        let config =
-            TrainConfig::parse_on(&text, device).map_err(|problem| ConfigError::Invalid {
-                path: path.to_path_buf(),
-                problem,
-            })?;
+        let config = TrainConfig::parse_on(&text, device)
+            .map_err(|problem| blame(path, &layers, problem))?;
         Ok(ConfigFile { config, text })
     }
 }
@@ -475,31 +472,95 @@ fn read_text(path: &Path) -> Result<String, ConfigError> {
     })
 }
 
-/// `table` (read from `path`) laid over its base, the base over its own base, and so on.
-fn merged_table(path: &Path, table: toml::Table) -> Result<toml::Table, ConfigError> {
-    // The file, its base, the base's base...: each with its table, the file first.
-    let mut chain = vec![(path.to_path_buf(), table)];
+/// One file of a `base` chain, as read.
+struct Layer {
+    /// The file.
+    path: PathBuf,
+    /// The file whose `base` key names it (none for the file given).
+    named_by: Option<PathBuf>,
+    /// Its keys, without `base`.
+    table: toml::Table,
+}
+
+impl Layer {
+    /// `problem`, found in this file, as the error of the file given: through the chain of bases
+    /// when this is one of them.
+    fn error(&self, problem: ConfigProblem) -> ConfigError {
+        let invalid = ConfigError::Invalid {
+            path: self.path.clone(),
+            problem,
+        };
+        match &self.named_by {
+            None => invalid,
+            Some(named_by) => ConfigError::Base {
+                path: named_by.clone(),
+                base: self.path.clone(),
+                source: Box::new(invalid),
+            },
+        }
+    }
+
+    /// Whether this file sets `key` (dotted, with its sections: `selfplay.search.c_puct`).
+    fn sets(&self, key: &str) -> bool {
+        let mut table = &self.table;
+        let mut parts = key.split('.').peekable();
+        while let Some(part) = parts.next() {
+            match (table.get(part), parts.peek()) {
+                (Some(_), None) => return true,
+                (Some(toml::Value::Table(inner)), Some(_)) => table = inner,
+                _ => return false,
+            }
+        }
+        false
+    }
+}
+
+/// The error of a merged config's `problem`, naming the file of the chain that sets the bad
+/// value (the first that sets it, as that one wins), or the file given when none does.
+fn blame(path: &Path, layers: &[Layer], problem: ConfigProblem) -> ConfigError {
+    let culprit = match &problem {
+        ConfigProblem::Value(invalid) => layers.iter().find(|layer| layer.sets(&invalid.key)),
+        _ => None,
+    };
+    match culprit {
+        Some(layer) => layer.error(problem),
+        None => ConfigError::Invalid {
+            path: path.to_path_buf(),
+            problem,
+        },
+    }
+}
+
+/// `table` (read from `path`, whose text is `text`) laid over its base, the base over its own
+/// base, and so on; with the files of the chain, the file given first. Each file is checked
+/// on its own against the schema as it is read, so that an unknown key or a value of the
+/// wrong type is reported at its line in its file, not at a line of the merged text.
+fn merged_table(
+    path: &Path,
+    text: &str,
+    table: toml::Table,
+) -> Result<(toml::Table, Vec<Layer>), ConfigError> {
+    let mut chain = vec![Layer {
+        path: path.to_path_buf(),
+        named_by: None,
+        table,
+    }];
+    let identity = |path: &Path| std::fs::canonicalize(path).unwrap_or(path.to_path_buf());
+    let mut seen = vec![identity(path)];
+    let mut text = text.to_string();
     loop {
-        let (file, table) = chain.last_mut().expect("the file itself");
-        let Some(base) = table.remove(BASE_KEY) else {
+        let layer = chain.last_mut().expect("the file itself");
+        check_alone(&text).map_err(|problem| layer.error(problem))?;
+        let Some(base) = layer.table.remove(BASE_KEY) else {
             break;
         };
-        let file = file.clone();
+        let file = layer.path.clone();
         let base = match base {
             toml::Value::String(base) => file.parent().unwrap_or(Path::new("")).join(base),
-            other => {
-                return Err(ConfigError::Invalid {
-                    path: file,
-                    problem: ConfigProblem::BaseNotAPath(other.to_string()),
-                });
-            }
+            other => return Err(layer.error(ConfigProblem::BaseNotAPath(other.to_string()))),
         };
-        let identity = |path: &Path| std::fs::canonicalize(path).unwrap_or(path.to_path_buf());
-        if chain
-            .iter()
-            .any(|(seen, _)| identity(seen) == identity(&base))
-        {
-            let names: Vec<String> = chain.iter().map(|(p, _)| p.display().to_string()).collect();
+        if seen.contains(&identity(&base)) {
+            let names: Vec<String> = chain.iter().map(|l| l.path.display().to_string()).collect();
             return Err(ConfigError::Invalid {
                 path: path.to_path_buf(),
                 problem: ConfigProblem::BaseCycle(format!(
@@ -509,25 +570,60 @@ fn merged_table(path: &Path, table: toml::Table) -> Result<toml::Table, ConfigEr
                 )),
             });
         }
-        let in_base = |source| ConfigError::Base {
+        seen.push(identity(&base));
+        text = read_text(&base).map_err(|source| ConfigError::Base {
             path: file.clone(),
             base: base.clone(),
             source: Box::new(source),
-        };
-        let text = read_text(&base).map_err(in_base)?;
-        let table = toml::from_str::<toml::Table>(&text).map_err(|e| {
-            in_base(ConfigError::Invalid {
-                path: base.clone(),
-                problem: ConfigProblem::Syntax(e.to_string()),
-            })
         })?;
-        chain.push((base, table));
+        let next = Layer {
+            path: base,
+            named_by: Some(file),
+            table: toml::Table::new(),
+        };
+        let table = toml::from_str::<toml::Table>(&text)
+            .map_err(|e| next.error(ConfigProblem::Syntax(e.to_string())))?;
+        chain.push(Layer { table, ..next });
     }
-    let (_, mut merged) = chain.pop().expect("the file itself");
-    while let Some((_, over)) = chain.pop() {
-        lay_over(&mut merged, over);
+    let mut merged = toml::Table::new();
+    for layer in chain.iter().rev() {
+        lay_over(&mut merged, layer.table.clone());
     }
-    Ok(merged)
+    Ok((merged, chain))
+}
+
+/// Checks one file of a chain against the schema on its own: unknown keys and values of the
+/// wrong type. Keys it leaves to its bases (required ones it does not give) are not its
+/// errors, and its `base` key is blanked out in place, so that lines and columns stay.
+fn check_alone(text: &str) -> Result<(), ConfigProblem> {
+    match toml::from_str::<TrainConfig>(&without_base_key(text)) {
+        Err(e) if !e.message().starts_with("missing field") => {
+            Err(ConfigProblem::Syntax(e.to_string()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `text` with its top-level `base` key and value replaced by spaces, every line kept.
+fn without_base_key(text: &str) -> String {
+    let Ok(document) = toml::de::DeTable::parse(text) else {
+        return text.to_string();
+    };
+    let Some(span) = document
+        .get_ref()
+        .iter()
+        .find(|(key, _)| key.get_ref() == BASE_KEY)
+        .map(|(key, value)| key.span().start..value.span().end)
+    else {
+        return text.to_string();
+    };
+    let mut blanked = text.to_string();
+    let spaces: String = text[span.clone()]
+        .chars()
+        .map(|c| if matches!(c, '\n' | '\r') { c } else { ' ' })
+        .collect();
+    blanked.replace_range(span, &spaces);
+    blanked
 }
 
 /// Lays `over`'s keys over `base`'s: tables present in both merge key by key, every other

@@ -252,7 +252,32 @@ fn a_config_with_a_base_is_the_base_with_its_own_keys_laid_over() {
         "typo.toml",
         "base = \"../tiny.toml\"\n[selfplay]\nmax_pliez = 9\n",
     );
-    assert!(typo.contains("max_pliez"), "{typo}");
+    // Reported at its line in its own file, not at a line of the merged text.
+    assert!(
+        typo.contains("max_pliez") && typo.contains("line 3,"),
+        "{typo}"
+    );
+    write(
+        "wrong.toml",
+        "base = \"../tiny.toml\"\n\n[training]\nbatch_size = \"many\"\n",
+    );
+    let wrong = refused("over-wrong.toml", "base = \"wrong.toml\"\nname = \"x\"\n");
+    assert!(
+        wrong.contains("over-wrong.toml: its base")
+            && wrong.contains("/wrong.toml: TOML parse error at line 4,"),
+        "{wrong}"
+    );
+    // A value out of its range names the file that set it.
+    write(
+        "zero.toml",
+        "base = \"../tiny.toml\"\n[training]\nbatch_size = 0\n",
+    );
+    let zero = refused("over-zero.toml", "base = \"zero.toml\"\n");
+    assert!(
+        zero.contains("over-zero.toml: its base")
+            && zero.contains("/zero.toml: invalid value: `training.batch_size` = 0"),
+        "{zero}"
+    );
     let number = refused("number.toml", "base = 3\n");
     assert!(number.contains("`base` must be the path"), "{number}");
     let itself = refused("itself.toml", "base = \"itself.toml\"\n");
