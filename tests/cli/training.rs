@@ -209,16 +209,20 @@ fn bench_learning_trains_for_a_budget_and_rates_checkpoints_on_the_ladder() {
             "--quiet",
             "--out",
             out_dir.to_str().unwrap(),
+            "--label",
+            "tiny, first try",
         ],
         "",
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("minutes"), "{text}");
+    assert!(text.contains("tiny, first try (russian)"), "{text}");
     assert!(text.contains("wall clock over"), "{text}");
     let curve: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("curve.json")).unwrap())
             .unwrap();
+    assert_eq!(curve["label"], "tiny, first try");
     let points = curve["points"].as_array().unwrap();
     // Generation 0 and at least one trained checkpoint, each with results against both depths.
     assert!(points.len() >= 2, "{curve}");

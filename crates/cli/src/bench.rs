@@ -57,6 +57,10 @@ struct LearningArgs {
     /// Other benchmark directories whose curves share the picture.
     #[arg(long, num_args = 1..)]
     compare: Vec<std::path::PathBuf>,
+    /// The curve's name in the table, curve.json and the legend (default: the config's name),
+    /// so that two runs of one config tell apart in a `--compare` picture.
+    #[arg(long)]
+    label: Option<String>,
     /// No progress bars.
     #[arg(long)]
     quiet: bool,
@@ -256,6 +260,7 @@ fn learning(args: LearningArgs) -> anyhow::Result<()> {
         rounds: args.rounds,
         concurrency: args.concurrency as usize,
         compare: args.compare,
+        label: args.label,
     };
     let mut bars = Bars::new(args.quiet);
     let curve = learning_curve(&options, &mut bars)?;

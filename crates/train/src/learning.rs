@@ -43,6 +43,8 @@ pub struct LearningOptions {
     pub concurrency: usize,
     /// Other benchmark directories whose curves are drawn beside this one.
     pub compare: Vec<PathBuf>,
+    /// The curve's name in its table, `curve.json` and legend (none: the config's name).
+    pub label: Option<String>,
 }
 
 /// One rated checkpoint of a learning curve.
@@ -304,7 +306,7 @@ pub fn learning_curve(
         .filter_map(|g| GenerationTime::read(&paths.checkpoint(g)).map(|t| (g, t)))
         .collect();
     let curve = LearningCurve {
-        label: name.clone(),
+        label: options.label.clone().unwrap_or_else(|| name.to_string()),
         variant: file.config.variant.to_string(),
         simulations: options.simulations,
         ladder: (0..rungs)
