@@ -576,14 +576,14 @@ fn merged_table(
             base: base.clone(),
             source: Box::new(source),
         })?;
-        let next = Layer {
+        let mut next = Layer {
             path: base,
             named_by: Some(file),
             table: toml::Table::new(),
         };
-        let table = toml::from_str::<toml::Table>(&text)
-            .map_err(|e| next.error(ConfigProblem::Syntax(e.to_string())))?;
-        chain.push(Layer { table, ..next });
+        next.table =
+            toml::from_str(&text).map_err(|e| next.error(ConfigProblem::Syntax(e.to_string())))?;
+        chain.push(next);
     }
     let mut merged = toml::Table::new();
     for layer in chain.iter().rev() {
