@@ -10,6 +10,7 @@ mod export;
 mod hub;
 mod model;
 mod moves;
+mod out;
 mod perft;
 mod play;
 mod selfplay;
@@ -42,7 +43,7 @@ enum Command {
     Hub(hub::Args),
     /// Play 10x10 engine matches over DXP (TCP).
     Dxp(dxp::Args),
-    /// Measure speed (`damas bench engine|selfplay|train`).
+    /// Measure speed and strength (`damas bench engine|selfplay|train|learning`).
     Bench(bench::Args),
     /// Generate self-play training games (shards and PDN).
     Selfplay(selfplay::Args),
@@ -61,7 +62,17 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            // Help and version go to standard output (which may be a closed pipe), usage
+            // errors to standard error.
+            if let Err(failed) = error.print() {
+                out::stop(&failed);
+            }
+            return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
+        }
+    };
     let result = match cli.command {
         Command::Variants(args) => variants::run(args),
         Command::Moves(args) => moves::run(args),

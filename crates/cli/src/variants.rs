@@ -1,5 +1,6 @@
 //! `damas variants`: the supported variants, one line each.
 
+use crate::out::outln;
 use damas_rules::Variant;
 
 /// Arguments of `damas variants`.
@@ -13,7 +14,7 @@ pub fn run(_: Args) -> anyhow::Result<()> {
         .max()
         .unwrap_or(0);
     for variant in Variant::ALL {
-        println!("{:width$}  {}", variant.name(), variant.summary());
+        outln!("{:width$}  {}", variant.name(), variant.summary());
     }
     Ok(())
 }

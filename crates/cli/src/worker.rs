@@ -1,5 +1,6 @@
 //! `damas worker --run LOCATION`: self-play for a learner elsewhere; one line per shard.
 
+use crate::out::outln;
 use crate::train::{Bars, open_store};
 use damas_train::worker::random_worker_id;
 use damas_train::{WorkerOptions, run_worker};
@@ -44,7 +45,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let mut bars = Bars::new(args.quiet);
     let summary = run_worker(&store, &options, &mut bars)?;
-    println!(
+    outln!(
         "worker {}: {} shards, {} games, {} samples in {:.1}s of play ({:.1} samples/s)",
         options.id,
         summary.shards,
