@@ -278,7 +278,9 @@ impl<V: Rules> Search<V> {
 
     /// Starts searching the root with `simulations` simulations instead of the configured
     /// number: self-play's cheap searches (playout cap randomisation), or `u32::MAX` for a
-    /// search bounded by time or stopped from outside ([`Search::run_while`]).
+    /// search bounded by time or stopped from outside ([`Search::run_while`]). Gumbel plans a
+    /// budget above the configured simulations in rounds of doubling size, so it can be
+    /// stopped anywhere and needs no memory in proportion to the budget.
     pub fn start_with_budget(&mut self, simulations: u32, noise: RootNoise) {
         self.budget = simulations;
         self.started = 0;
@@ -322,31 +324,23 @@ impl<V: Rules> Search<V> {
     /// [`Search::leaves`]. Finished games met on the way are backed up at once.
     pub fn gather(&mut self) {
         debug_assert!(self.pending.is_empty(), "deliver the last batch first");
-        if let Some(gumbel) = &mut self.gumbel
-            && gumbel.phase_done()
-        {
-            gumbel.next_phase(
-                &self.tree,
-                &self.config,
-                self.budget,
-                self.budget - self.started,
-            );
+        if let Some(gumbel) = &mut self.gumbel {
+            gumbel.plan(&self.tree, &self.config);
         }
         for _ in 0..self.config.leaves_per_batch {
             if self.exhausted() {
                 break;
             }
-            let forced = match &mut self.gumbel {
-                Some(gumbel) => match gumbel.next_action() {
+            let forced = match &self.gumbel {
+                Some(gumbel) => match gumbel.next_action(&self.tree) {
                     Some(action) => Some(action),
                     None => break,
                 },
                 None => None,
             };
+            // A collision (a pending leaf on the way) ends the batch; Gumbel's visit is still
+            // owed, and asked for again next time.
             if !self.descend(forced) {
-                if let (Some(gumbel), Some(action)) = (&mut self.gumbel, forced) {
-                    gumbel.put_back(action);
-                }
                 break;
             }
         }
@@ -533,9 +527,8 @@ impl<V: Rules> Search<V> {
     fn prepare_root(&mut self) {
         let root = Tree::<V::Geometry>::ROOT;
         if self.config.gumbel {
-            let priors: Vec<f32> = self.tree.edges(root).iter().map(|e| e.prior).collect();
             let rng = self.noise.then_some(&mut self.rng);
-            self.gumbel = Some(Gumbel::new(&priors, &self.config, rng));
+            self.gumbel = Some(Gumbel::new(&self.tree, &self.config, self.budget, rng));
         } else if self.noise && self.tree.node(root).edge_count > 1 {
             let gamma = Gamma::new(self.config.dirichlet_alpha.max(1e-3), 1.0)
                 .expect("a positive concentration");
@@ -619,8 +612,9 @@ impl<V: Rules> Search<V> {
     }
 
     /// Index (into the report's moves) of the move to play. With Gumbel it is the sequential
-    /// halving's winner; with PUCT, `temperature` 0 takes the most visited move and a positive
-    /// temperature samples visits^(1/temperature).
+    /// halving's winner (if stopped early, the best ranked of its most visited candidates); with
+    /// PUCT, `temperature` 0 takes the most visited move and a positive temperature samples
+    /// visits^(1/temperature).
     pub fn choose(&mut self, temperature: f32) -> usize {
         if let Some(gumbel) = &self.gumbel {
             return gumbel.best(&self.tree, &self.config, self.root_value());

@@ -173,6 +173,42 @@ fn gumbel_moves_legally_at_two_simulations() {
 }
 
 #[test]
+fn gumbel_without_a_simulation_budget_stops_when_told_and_answers() {
+    // A search bounded by time or a stop flag starts with `u32::MAX` simulations; here the stop
+    // comes after a fixed number of simulations (several rounds of the plan), so the test does
+    // not depend on the clock. Planning the phases of that budget used to allocate gigabytes.
+    let mut searched = 0;
+    for seed in 0..8u64 {
+        let mut game = Game::<Russian>::new();
+        game.play_random(seed, 3 * seed as u32);
+        if game.outcome().is_some() || game.legal_moves().len() < 2 {
+            continue;
+        }
+        searched += 1;
+        for stop_at in [1, 1_500] {
+            let mut search = Search::new(game.clone(), config(64, true), seed);
+            search.start_with_budget(u32::MAX, RootNoise::Off);
+            search.run_while(&StaticEvaluator::default(), |s| {
+                s.tree().node(0).visits < stop_at
+            });
+            assert!(!search.is_finished(), "only the stop ends it");
+            let report = search.report();
+            let leaves = SearchConfig::default().leaves_per_batch;
+            assert!((stop_at..stop_at + leaves).contains(&report.simulations));
+            let total: f32 = report.policy.iter().sum();
+            assert!((total - 1.0).abs() < 1e-4, "policy sums to {total}");
+            assert!(report.policy.iter().all(|p| p.is_finite() && *p >= 0.0));
+            let index = search.choose(0.0);
+            assert!(game.legal_moves().contains(&report.moves[index]));
+            if stop_at > 1 {
+                assert!(report.visits[index] > 0, "the choice was searched");
+            }
+        }
+    }
+    assert!(searched >= 4);
+}
+
+#[test]
 fn a_single_legal_move_is_answered_without_search() {
     // Russian: the man on c3 must take d4.
     let game = Game::<Russian>::from_position(
