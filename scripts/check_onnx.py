@@ -61,7 +61,7 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp:
         model_path = os.path.join(tmp, "model.onnx")
-        damas("export", "--checkpoint", args.checkpoint, "--format", "onnx", "--out", model_path)
+        damas("export", "--model", args.checkpoint, "--format", "onnx", "--out", model_path)
         session = ort.InferenceSession(model_path, providers=["CPUExecutionProvider"])
         meta = session.get_modelmeta().custom_metadata_map
         print(f"model: variant {meta['damas.variant']}, board {meta['damas.board']}, "

@@ -29,7 +29,7 @@ fn export_writes_safetensors_that_an_independent_reader_opens() {
     let out = damas(
         &[
             "export",
-            "--checkpoint",
+            "--model",
             model.to_str().unwrap(),
             "--format",
             "safetensors",
@@ -65,7 +65,7 @@ fn export_writes_safetensors_that_an_independent_reader_opens() {
     let out = damas(
         &[
             "export",
-            "--checkpoint",
+            "--model",
             dir.to_str().unwrap(),
             "--out",
             file.to_str().unwrap(),
@@ -74,14 +74,36 @@ fn export_writes_safetensors_that_an_independent_reader_opens() {
     );
     assert!(!out.status.success());
     assert!(
-        stderr(&out).contains("not a checkpoint"),
+        stderr(&out).contains("is not a model: a directory with no meta.json"),
+        "{}",
+        stderr(&out)
+    );
+    // The older option name still works; a safetensors file is not taken for an ONNX model.
+    let again = dir.join("again.safetensors");
+    let out = damas(
+        &[
+            "export",
+            "--checkpoint",
+            model.to_str().unwrap(),
+            "--format",
+            "safetensors",
+            "--out",
+            again.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = damas(&["model", "eval", "--model", file.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("a safetensors export holds only weights"),
         "{}",
         stderr(&out)
     );
     let out = damas(
         &[
             "export",
-            "--checkpoint",
+            "--model",
             model.to_str().unwrap(),
             "--format",
             "pickle",
@@ -188,8 +210,24 @@ fn an_exported_onnx_model_plays_like_its_checkpoint() {
     let checkpoint = checkpoint.to_str().unwrap();
     let file = dir.join("russian.onnx");
     let file = file.to_str().unwrap();
-    let out = damas(&["export", "--checkpoint", checkpoint, "--out", file], "");
+    // A run directory stands for its newest checkpoint.
+    let run_dir = runs.join("exported");
+    let out = damas(
+        &[
+            "export",
+            "--model",
+            run_dir.to_str().unwrap(),
+            "--out",
+            file,
+        ],
+        "",
+    );
     assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!("from {checkpoint}")),
+        "{}",
+        stdout(&out)
+    );
 
     // The same value and move probabilities, from burn and from tract.
     for fen in [

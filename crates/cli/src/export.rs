@@ -1,6 +1,7 @@
-//! `damas export --checkpoint DIR --format onnx|safetensors --out FILE`: a checkpoint's network
+//! `damas export --model DIR --format onnx|safetensors --out FILE`: a checkpoint's network
 //! for other engines, with the encoding contract (docs/model-format.md) in the file's metadata.
 
+use crate::out::outln;
 use damas_models::files::{ExportFormat, export};
 use std::path::PathBuf;
 
@@ -16,9 +17,10 @@ enum Format {
 /// Arguments of `damas export`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The checkpoint directory.
-    #[arg(long)]
-    checkpoint: PathBuf,
+    /// The checkpoint directory, or a run directory for its newest checkpoint (`--model`, as
+    /// every other command names it; `--checkpoint` is the older name).
+    #[arg(long, alias = "checkpoint")]
+    model: PathBuf,
     /// The file format.
     #[arg(long, value_enum, default_value = "onnx")]
     format: Format,
@@ -33,7 +35,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Format::Onnx => ExportFormat::Onnx,
         Format::Safetensors => ExportFormat::Safetensors,
     };
-    let bytes = export(&args.checkpoint, format, &args.out)?;
-    println!("wrote {} ({bytes} bytes)", args.out.display());
+    let exported = export(&args.model, format, &args.out)?;
+    outln!(
+        "wrote {} ({} bytes) from {}",
+        args.out.display(),
+        exported.bytes,
+        exported.checkpoint.display()
+    );
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! what a model (checkpoint or ONNX file) makes of a position.
 
 use crate::args::SizeArgs;
+use crate::out::outln;
 use damas_models::files::init_checkpoint;
 use damas_models::inspect::{PositionChoice, PositionReport, inspect};
 use damas_rules::Variant;
@@ -91,19 +92,22 @@ fn eval(args: EvalArgs) -> anyhow::Result<()> {
             "wdl": report.wdl,
             "moves": moves,
         });
-        println!("{json}");
+        outln!("{json}");
         return Ok(());
     }
     if args.input {
         print_planes(&report);
     }
     let [win, draw, loss] = report.wdl;
-    println!("value (side to move): win {win:.4} draw {draw:.4} loss {loss:.4}");
-    println!("move        index      logit   probability");
+    outln!("value (side to move): win {win:.4} draw {draw:.4} loss {loss:.4}");
+    outln!("move        index      logit   probability");
     for m in &report.moves {
-        println!(
+        outln!(
             "{:<10} {:>6} {:>10.4} {:>13.4}",
-            m.pdn, m.index, m.logit, m.probability
+            m.pdn,
+            m.index,
+            m.logit,
+            m.probability
         );
     }
     Ok(())
@@ -113,10 +117,10 @@ fn eval(args: EvalArgs) -> anyhow::Result<()> {
 fn print_planes(report: &PositionReport) {
     let [_, _, height, width] = report.input_shape;
     for (plane, values) in report.input.chunks(height * width).enumerate() {
-        println!("plane {plane}:");
+        outln!("plane {plane}:");
         for row in values.chunks(width) {
             let cells: Vec<String> = row.iter().map(|v| format!("{v:>4}")).collect();
-            println!("  {}", cells.join(" "));
+            outln!("  {}", cells.join(" "));
         }
     }
 }
@@ -132,7 +136,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 &init.out,
                 &damas_nn::cpu(),
             )?;
-            println!("wrote {}", init.out.display());
+            outln!("wrote {}", init.out.display());
             Ok(())
         }
         What::Eval(args) => eval(args),

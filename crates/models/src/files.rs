@@ -14,8 +14,17 @@ use std::str::FromStr;
 /// Why a model file could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
+    /// The path names no model.
+    #[error("cannot export {path}")]
+    NoModel {
+        /// The path given.
+        path: PathBuf,
+        /// Why it names none.
+        #[source]
+        source: Box<crate::ModelError>,
+    },
     /// The checkpoint to export does not read.
-    #[error("{path}: not a checkpoint")]
+    #[error("{path}: not a checkpoint (export takes a checkpoint directory or a run directory)")]
     NotACheckpoint {
         /// The checkpoint directory.
         path: PathBuf,
@@ -23,6 +32,9 @@ pub enum WriteError {
         #[source]
         source: CheckpointError,
     },
+    /// The network size asked for is out of its range.
+    #[error("no network of that size")]
+    Size(#[from] damas_mcts::InvalidValue),
     /// The new checkpoint could not be written.
     #[error("cannot write checkpoint {path}")]
     Checkpoint {
@@ -90,7 +102,7 @@ impl FromStr for ExportFormat {
 }
 
 /// Writes an untrained network of `size` for `variant` (weights seeded by `seed`) as the
-/// checkpoint directory `out`.
+/// checkpoint directory `out`; a size out of its range is an error, not a network.
 pub fn init_checkpoint(
     variant: Variant,
     size: NetworkSize,
@@ -98,6 +110,7 @@ pub fn init_checkpoint(
     out: &Path,
     device: &Device,
 ) -> Result<(), WriteError> {
+    size.validate("")?;
     struct Init<'a>(NetworkSize, u64, &'a Path, &'a Device);
     impl VariantVisitor for Init<'_> {
         type Output = Result<(), WriteError>;
@@ -117,9 +130,22 @@ pub fn init_checkpoint(
     variant.visit(Init(size, seed, out, device))
 }
 
-/// Exports the network of the checkpoint in `checkpoint` as `format` into the file `out`
-/// (replaced atomically); returns the number of bytes written.
-pub fn export(checkpoint: &Path, format: ExportFormat, out: &Path) -> Result<usize, WriteError> {
+/// What `export` wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exported {
+    /// The checkpoint exported (the newest one when a run directory was given).
+    pub checkpoint: PathBuf,
+    /// The bytes written.
+    pub bytes: usize,
+}
+
+/// Exports the network of the checkpoint `model` names (a checkpoint directory, or a run
+/// directory for its newest checkpoint) as `format` into the file `out` (replaced atomically).
+pub fn export(model: &Path, format: ExportFormat, out: &Path) -> Result<Exported, WriteError> {
+    let checkpoint = &crate::locate(model).map_err(|source| WriteError::NoModel {
+        path: model.to_path_buf(),
+        source: Box::new(source),
+    })?;
     struct Export<'a>(&'a Path, ExportFormat, &'a Path);
     impl VariantVisitor for Export<'_> {
         type Output = Result<usize, WriteError>;
@@ -167,5 +193,9 @@ pub fn export(checkpoint: &Path, format: ExportFormat, out: &Path) -> Result<usi
             path: checkpoint.to_path_buf(),
             name: meta.variant.clone(),
         })?;
-    variant.visit(Export(checkpoint, format, out))
+    let bytes = variant.visit(Export(checkpoint, format, out))?;
+    Ok(Exported {
+        checkpoint: checkpoint.clone(),
+        bytes,
+    })
 }

@@ -12,8 +12,8 @@ pub mod inspect;
 
 use damas_mcts::{Evaluator, SearchConfig, StaticEvaluator, UniformEvaluator};
 use damas_nn::{
-    BoardShape, CheckpointError, Device, ModelEvaluator, NetModel, Predictor, load_network,
-    read_any_meta,
+    BoardShape, CheckpointError, Device, ModelEvaluator, NetModel, Predictor, checkpoint_dir,
+    list_checkpoints, load_network, read_any_meta,
 };
 use damas_onnx::{ModelInfo, OnnxError, OnnxModel};
 use damas_rules::{Rules, Variant};
@@ -58,6 +58,14 @@ pub enum ModelError {
         path: PathBuf,
         /// The parser's message.
         message: String,
+    },
+    /// A path that holds no model.
+    #[error("{path} is not a model: {reason}")]
+    NotAModel {
+        /// The path given.
+        path: PathBuf,
+        /// What it is instead, and what to give.
+        reason: &'static str,
     },
     /// A stand-in evaluator was given where a network is needed.
     #[error("`{0}` is not a network: give a checkpoint directory or an ONNX file")]
@@ -139,8 +147,10 @@ impl<V: Rules> Model<V> {
         }
     }
 
-    /// Opens a checkpoint directory (on `device`) or else an ONNX file, for `V`.
+    /// Opens a checkpoint directory (on `device`), the newest checkpoint of a run directory,
+    /// or else an ONNX file, for `V` (see [`locate`]).
     pub fn open_path(path: &Path, device: &Device) -> Result<Self, ModelError> {
+        let path = &locate(path)?;
         if path.is_dir() {
             let checkpoint = |source| ModelError::Checkpoint {
                 path: path.to_path_buf(),
@@ -236,8 +246,54 @@ impl<V: Rules> Model<V> {
     }
 }
 
+/// The model behind a path a user gave: a checkpoint directory as it is; a run directory (or
+/// its `checkpoints/`) as its newest checkpoint; a file as it is, unless it is a safetensors
+/// export, which holds weights for other engines' code and is refused with what to give.
+pub fn locate(path: &Path) -> Result<PathBuf, ModelError> {
+    let not_a_model = |reason| ModelError::NotAModel {
+        path: path.to_path_buf(),
+        reason,
+    };
+    if path.is_dir() {
+        if path.join("meta.json").exists() {
+            return Ok(path.to_path_buf());
+        }
+        for dir in [path.join("checkpoints"), path.to_path_buf()] {
+            let numbers = list_checkpoints(&dir).map_err(|source| ModelError::Checkpoint {
+                path: dir.clone(),
+                source,
+            })?;
+            if let Some(&newest) = numbers.last() {
+                return Ok(checkpoint_dir(&dir, newest));
+            }
+        }
+        return Err(not_a_model(
+            "a directory with no meta.json (a checkpoint) and no numbered checkpoints \
+             (a run's checkpoints/NNNNNN/)",
+        ));
+    }
+    let mut head = [0u8; 9];
+    let read = std::fs::File::open(path).and_then(|mut file| {
+        use std::io::Read;
+        file.read_exact(&mut head)
+    });
+    match read {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            Err(not_a_model("no such file or directory"))
+        }
+        // A safetensors file starts with its header's length (8 bytes) and the JSON header.
+        Ok(()) if head[8] == b'{' => Err(not_a_model(
+            "a safetensors export holds only weights, for other engines' own code; give its \
+             checkpoint directory or an ONNX export (damas export --format onnx)",
+        )),
+        // Short or unreadable files are left to the ONNX reader, whose error names them.
+        _ => Ok(path.to_path_buf()),
+    }
+}
+
 /// The variant a model was made for: from a checkpoint's `meta.json` or an ONNX file's metadata.
 pub fn model_variant(path: &Path) -> Result<Variant, ModelError> {
+    let path = &locate(path)?;
     let name = if path.is_dir() {
         read_any_meta(path)
             .map_err(|source| ModelError::Checkpoint {

@@ -160,6 +160,14 @@ pub fn read_any_meta(dir: &Path) -> Result<CheckpointMeta, CheckpointError> {
             });
         }
     }
+    // A size out of range would make burn panic when the network is built.
+    meta.network
+        .size()
+        .validate("network")
+        .map_err(|e| CheckpointError::Meta {
+            path,
+            message: e.to_string(),
+        })?;
     Ok(meta)
 }
 

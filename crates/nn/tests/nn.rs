@@ -4,8 +4,8 @@
 use damas_mcts::{Evaluator, Leaf};
 use damas_nn::encoding::{encode, move_priors, policy_index, policy_target};
 use damas_nn::{
-    BoardShape, CheckpointError, CheckpointMeta, NetEvaluator, NetworkConfig, load_network,
-    save_checkpoint,
+    BoardShape, CheckpointError, CheckpointMeta, NetEvaluator, NetworkConfig, NetworkSize,
+    load_network, save_checkpoint,
 };
 use damas_rules::variants::{English, International, Russian};
 use damas_rules::{Game, Geometry, Piece, Position, Rules, Variant, VariantVisitor};
@@ -130,6 +130,34 @@ fn priors_split_shared_indices_and_sum_to_one() {
 }
 
 #[test]
+fn network_sizes_are_checked_against_one_range() {
+    assert_eq!(NetworkSize::DEFAULT.validate("network"), Ok(()));
+    let smallest = NetworkSize {
+        blocks: 0,
+        channels: 1,
+    };
+    assert_eq!(smallest.validate(""), Ok(()));
+    let no_channels = NetworkSize {
+        blocks: 0,
+        channels: 0,
+    };
+    let error = no_channels.validate("network").unwrap_err();
+    assert_eq!(
+        (error.key.as_str(), error.value.as_str()),
+        ("network.channels", "0")
+    );
+    assert_eq!(error.to_string(), "`network.channels` = 0: 1 to 1024");
+    let too_deep = NetworkSize {
+        blocks: 65,
+        channels: 8,
+    };
+    assert_eq!(
+        too_deep.validate("").unwrap_err().to_string(),
+        "`blocks` = 65: 0 to 64"
+    );
+}
+
+#[test]
 fn checkpoints_round_trip_and_refuse_the_wrong_variant() {
     let dir = std::env::temp_dir().join(format!("damas-nn-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -217,6 +245,20 @@ fn checkpoints_round_trip_and_refuse_the_wrong_variant() {
         old.to_string()
             .contains("checkpoint uses encoding version 1, this program reads version 2"),
         "{old}"
+    );
+
+    // A size out of range in meta.json is named, not handed to burn to panic on.
+    std::fs::write(
+        &meta_path,
+        text.replace("\"channels\": 8", "\"channels\": 0"),
+    )
+    .unwrap();
+    let size = load_network::<Russian>(&path, &device).unwrap_err();
+    assert!(matches!(size, CheckpointError::Meta { .. }), "{size}");
+    assert!(
+        size.to_string()
+            .contains("`network.channels` = 0: 1 to 1024"),
+        "{size}"
     );
 
     let missing = load_network::<Russian>(&dir.join("nothing"), &device).unwrap_err();

@@ -32,6 +32,9 @@ pub enum BenchError {
     /// The device asked for cannot be used.
     #[error(transparent)]
     Device(#[from] DeviceError),
+    /// The network size asked for is out of its range.
+    #[error("no network of that size")]
+    Size(#[from] damas_mcts::InvalidValue),
 }
 
 /// What `damas bench selfplay` measures.
@@ -138,6 +141,7 @@ fn evals_per_second(batch: usize, seconds: Duration, mut run: impl FnMut()) -> f
 
 /// Runs `damas bench selfplay`.
 pub fn selfplay_bench(options: &SelfPlayBenchOptions) -> Result<SelfPlayBench, BenchError> {
+    options.size.validate("")?;
     struct Visit<'a>(&'a SelfPlayBenchOptions);
     impl VariantVisitor for Visit<'_> {
         type Output = Result<SelfPlayBench, BenchError>;
@@ -293,6 +297,7 @@ fn passes_per_second<V: Rules>(network: &Network, batch: &[&Sample], steps: u64)
 
 /// Runs `damas bench train` on samples from real self-play positions.
 pub fn train_bench(options: &TrainBenchOptions) -> Result<TrainBench, BenchError> {
+    options.size.validate("")?;
     struct Visit<'a>(&'a TrainBenchOptions);
     impl VariantVisitor for Visit<'_> {
         type Output = Result<TrainBench, BenchError>;
