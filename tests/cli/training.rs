@@ -62,6 +62,36 @@ fn selfplay_with_a_tiny_network_writes_shards_and_games() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(out_dir.join("shards/selfplay-000003.shard").exists());
 
+    // A run config serves too: its [selfplay] table, and its variant when --variant is left
+    // out; a --variant that contradicts it is refused.
+    let run_config = tiny_train_config(&dir, "tiny-selfplay", 1);
+    let run_out = dir.join("from-run-config");
+    let from_run = [
+        "selfplay",
+        "--model",
+        model,
+        "--games",
+        "2",
+        "--quiet",
+        "--out",
+        run_out.to_str().unwrap(),
+        "--config",
+        run_config.to_str().unwrap(),
+    ];
+    let out = damas(&from_run, "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("2 games"), "{}", stdout(&out));
+    assert!(run_out.join("shards/selfplay-000000.shard").exists());
+    let mut contradicting = from_run.to_vec();
+    contradicting.extend(["--variant", "english"]);
+    let out = damas(&contradicting, "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("differs from the config's variant russian"),
+        "{}",
+        stderr(&out)
+    );
+
     // Bad input: a checkpoint for another variant, a config with a typo.
     let mut wrong = args.to_vec();
     wrong[2] = "english";
@@ -181,6 +211,39 @@ fn train_survives_kill_9_at_any_moment_and_resumes() {
     let out = damas(&args, "");
     assert!(out.status.success());
     assert!(!stdout(&out).contains("generation 4"), "{}", stdout(&out));
+
+    // A copy of the config under another file name keeps the `name` key, so it names this
+    // run: changing its optimizer is refused with the key, and the run's config is kept.
+    let copy = dir.join("experiment-sgd.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &copy,
+        text.replace("[training]", "[training]\noptimizer = \"sgd\""),
+    )
+    .unwrap();
+    let copied = |extra: &[&str]| {
+        let mut args = args.to_vec();
+        args[2] = copy.to_str().unwrap();
+        args.extend_from_slice(extra);
+        damas(&args, "")
+    };
+    let out = copied(&[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let error = stderr(&out);
+    assert!(
+        error.contains("training.optimizer \"adam\" -> \"sgd\"")
+            && error.contains("--config-changed=accept"),
+        "{error}"
+    );
+    let kept = std::fs::read_to_string(root.join("config.toml")).unwrap();
+    assert!(!kept.contains("sgd"), "{kept}");
+    let out = copied(&["--config-changed", "accept"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("resumed with a changed config: training.optimizer"),
+        "{}",
+        stdout(&out)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

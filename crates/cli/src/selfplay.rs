@@ -1,18 +1,20 @@
 //! `damas selfplay`: self-play games with a network (or a stand-in evaluator), written as shards
 //! and PDN.
 
+use crate::out::outln;
 use damas_models::ModelSource;
 use damas_rules::Variant;
 use damas_selfplay::{SelfPlayConfig, SelfPlayJob, Stats, run_job};
+use damas_train::SelfPlaySettings;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
 /// Arguments of `damas selfplay`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Variant to play.
+    /// Variant to play (may be left out when `--config` is a run config, which names one).
     #[arg(long, value_parser = crate::args::parse_variant)]
-    variant: Variant,
+    variant: Option<Variant>,
     /// A checkpoint directory, an exported ONNX file, `none` (the engine's static evaluation) or
     /// `uniform`.
     #[arg(long, default_value = "none")]
@@ -23,7 +25,8 @@ pub struct Args {
     /// Output directory: shards go to OUT/shards, games to OUT/games.
     #[arg(long)]
     out: PathBuf,
-    /// Self-play settings (TOML, the `[selfplay]` table's keys); defaults otherwise.
+    /// Self-play settings: a run config (its `[selfplay]` table and variant, as `damas train`
+    /// reads it) or a file of the `[selfplay]` table's keys; defaults otherwise.
     #[arg(long)]
     config: Option<PathBuf>,
     /// Seed of the games' randomness.
@@ -57,16 +60,27 @@ fn summary(stats: &Stats, seconds: f64) -> String {
 /// Runs `damas selfplay`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let device = args.device.device;
+    let settings = match &args.config {
+        Some(path) => SelfPlaySettings::read(path, device)?,
+        None => SelfPlaySettings {
+            selfplay: SelfPlayConfig::defaults_for(device),
+            variant: None,
+        },
+    };
+    let variant = match (args.variant, settings.variant) {
+        (Some(asked), Some(config)) if asked != config => anyhow::bail!(
+            "--variant {asked} differs from the config's variant {config}: leave one out"
+        ),
+        (Some(variant), _) | (None, Some(variant)) => variant,
+        (None, None) => anyhow::bail!("give --variant (or a run config that names one)"),
+    };
     let job = SelfPlayJob {
-        variant: args.variant,
+        variant,
         model: args.model,
         device: args.device.open()?,
         games: args.games,
         out: args.out,
-        config: match &args.config {
-            Some(path) => SelfPlayConfig::read(path, args.device.device)?,
-            None => SelfPlayConfig::defaults_for(args.device.device),
-        },
+        config: settings.selfplay,
         seed: args.seed,
     };
     let progress = if args.quiet {
@@ -83,8 +97,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     });
     progress.finish_and_clear();
     let report = report?;
-    println!("{}", summary(&report.stats, report.seconds));
-    println!(
+    outln!("{}", summary(&report.stats, report.seconds));
+    outln!(
         "network on {}: {} positions in {} batches (mean {:.1}), {:.1}% of the time; cache hits \
          {:.1}% of {} leaves; {} shards in {}",
         device,

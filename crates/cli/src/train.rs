@@ -1,9 +1,13 @@
-//! `damas train --config configs/<name>.toml`: the training loop in `runs/<name>/` (or in the
-//! store `--run` names), resumable; progress bars per phase, or plain log lines with `--quiet`.
+//! `damas train --config FILE`: the training loop in `runs/<name>/`, `name` being the config's
+//! `name` key (or in the store `--run` names), resumable; progress bars per phase, or plain
+//! log lines with `--quiet`.
 
+use crate::out::outln;
 use anyhow::Context;
 use damas_store::{Location, RunStore};
-use damas_train::{ConfigFile, Progress, RunHome, TrainConfig, check_run_at, train_in};
+use damas_train::{
+    ConfigChanges, ConfigFile, Progress, RunHome, TrainConfig, check_run_at, train_in,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
@@ -33,10 +37,24 @@ pub struct Args {
     /// Train nothing: load every checkpoint and read every shard of the run, print the counts.
     #[arg(long)]
     check: bool,
+    /// What to do when the run was started with a config that differs from this one in
+    /// anything but `device`, `generations` and `minutes`: refuse (listing the keys), or
+    /// accept and go on with the new values.
+    #[arg(long, value_enum, default_value = "refuse")]
+    config_changed: ConfigChangedArg,
     /// Where the networks train and play, in place of the config's `device` key: cpu, wgpu,
     /// cuda or cuda:N (a run may change device between resumes).
     #[arg(long, value_parser = crate::args::parse_device)]
     device: Option<damas_nn::DeviceChoice>,
+}
+
+/// `--config-changed`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum ConfigChangedArg {
+    /// Refuse to resume a run with a config that changes its recipe.
+    Refuse,
+    /// Resume with the new values (the changes are written to the run's log).
+    Accept,
 }
 
 /// Progress bars with indicatif, or nothing but lines.
@@ -82,7 +100,7 @@ impl Progress for Bars {
     fn line(&mut self, text: &str) {
         match &self.bar {
             Some(bar) => bar.println(text),
-            None => println!("{text}"),
+            None => outln!("{text}"),
         }
     }
 }
@@ -138,14 +156,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.check {
         let fetched = home.pull()?;
         if fetched > 0 {
-            println!(
+            outln!(
                 "fetched {fetched} files of {} into {}",
                 home.store.location(),
                 home.root.display()
             );
         }
         let c = check_run_at(&file.config, &home.root)?;
-        println!(
+        outln!(
             "checkpoints {} (last generation {}), generations played {}, shards {}, samples {}: all verify",
             c.checkpoints,
             c.last_generation.map_or("none".into(), |g| g.to_string()),
@@ -156,6 +174,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let mut bars = Bars::new(args.quiet);
-    train_in(&file, home, &mut bars)?;
+    let changes = match args.config_changed {
+        ConfigChangedArg::Refuse => ConfigChanges::Refuse,
+        ConfigChangedArg::Accept => ConfigChanges::Accept,
+    };
+    train_in(&file, home, changes, &mut bars)?;
     Ok(())
 }

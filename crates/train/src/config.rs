@@ -464,6 +464,50 @@ impl ConfigFile {
     }
 }
 
+/// Self-play settings read from a file: a run config's `[selfplay]` table and variant, or a
+/// bare `[selfplay]` table's keys (`damas selfplay --config`).
+#[derive(Clone, Debug)]
+pub struct SelfPlaySettings {
+    /// The self-play settings.
+    pub selfplay: SelfPlayConfig,
+    /// The variant, when the file is a run config.
+    pub variant: Option<Variant>,
+}
+
+impl SelfPlaySettings {
+    /// Reads `path` as a run config when it looks like one (a `variant`, `name` or `base`
+    /// key), as a `[selfplay]` table when it holds only that, otherwise as the keys of a
+    /// `[selfplay]` table; batch sizes it leaves out follow `device`.
+    pub fn read(path: &Path, device: DeviceChoice) -> Result<Self, ConfigError> {
+        let text = read_text(path)?;
+        let table = toml::from_str::<toml::Table>(&text).ok();
+        let has = |key: &str| table.as_ref().is_some_and(|t| t.contains_key(key));
+        if ["variant", "name", BASE_KEY].iter().any(|key| has(key)) {
+            let file = ConfigFile::read_on(path, Some(device))?;
+            return Ok(SelfPlaySettings {
+                selfplay: file.config.selfplay,
+                variant: Some(file.config.variant),
+            });
+        }
+        let invalid = |problem| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            problem,
+        };
+        let selfplay = match table.as_ref().and_then(|t| t.get("selfplay")) {
+            Some(toml::Value::Table(inner)) if table.as_ref().is_some_and(|t| t.len() == 1) => {
+                let inner = toml::to_string(inner)
+                    .map_err(|e| invalid(ConfigProblem::Syntax(e.to_string())))?;
+                SelfPlayConfig::parse(&inner, device).map_err(invalid)?
+            }
+            _ => SelfPlayConfig::read(path, device)?,
+        };
+        Ok(SelfPlaySettings {
+            selfplay,
+            variant: None,
+        })
+    }
+}
+
 /// A file's text.
 fn read_text(path: &Path) -> Result<String, ConfigError> {
     std::fs::read_to_string(path).map_err(|source| ConfigError::Io {

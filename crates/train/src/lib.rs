@@ -2,6 +2,7 @@
 //! evaluation in one run directory, resumable at any point.
 //!
 //! - [`config`]: the run's TOML config.
+//! - [`config_change`]: what a resumed run's config changes, refused unless accepted.
 //! - [`replay`]: the replay window over the newest shards.
 //! - [`trainer`]: the burn model, optimiser and training step.
 //! - [`tensorboard`]: TensorBoard output.
@@ -12,6 +13,7 @@
 
 pub mod bench;
 pub mod config;
+pub mod config_change;
 pub mod learning;
 pub mod replay;
 pub mod run;
@@ -20,7 +22,8 @@ pub mod trainer;
 pub mod verify;
 pub mod worker;
 
-pub use config::{ConfigFile, TrainConfig};
+pub use config::{ConfigFile, SelfPlaySettings, TrainConfig};
+pub use config_change::{ConfigChange, ConfigChanges, config_changes};
 pub use run::{
     GenerationTime, Progress, Run, RunError, RunHome, RunPaths, RunSummary, Silent, train, train_in,
 };

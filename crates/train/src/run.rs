@@ -15,6 +15,7 @@
 //! ever rewritten.
 
 use crate::config::TrainConfig;
+use crate::config_change::{ConfigChanges, config_changes};
 use crate::replay::ReplayWindow;
 use crate::tensorboard::TensorBoard;
 use crate::trainer::{TrainMetrics, Trainer};
@@ -93,6 +94,19 @@ pub enum RunError {
     /// The run's store could not be read or written.
     #[error("run store")]
     Store(#[from] StoreError),
+    /// The run was started with a config that differs from this one in its recipe.
+    #[error(
+        "{dir} was started with another config; this one changes {}: a run keeps the config \
+         it started with (give the new config another `name` for a new run in runs/<name>/, \
+         or pass --config-changed=accept to go on with the new values)",
+        changes.join(", ")
+    )]
+    ConfigChanged {
+        /// The run directory.
+        dir: PathBuf,
+        /// Each changed key with its old and new value.
+        changes: Vec<String>,
+    },
     /// The run directory holds a different run.
     #[error(
         "{dir} holds a run of {found_variant} with a {found_blocks}x{found_channels} network; \
@@ -364,10 +378,14 @@ impl<'a, V: Rules> Run<'a, V> {
     /// Opens (or creates) the run kept in `home` for `config`, whose text is `config_text`
     /// (copied into the run). Refuses a run made by a different variant or network. A run on
     /// an object store is first brought into the local directory (what it lacks).
+    ///
+    /// A run resumed with a config that differs from its own in anything but its budget
+    /// ([`crate::config_change::BUDGET_KEYS`]) is refused unless `changes` accepts it.
     pub fn open(
         config: &'a TrainConfig,
         config_text: &str,
         home: RunHome,
+        changes: ConfigChanges,
         progress: &'a mut dyn Progress,
     ) -> Result<Self, RunError> {
         // A device that cannot be used stops the run before it touches any file.
@@ -383,19 +401,39 @@ impl<'a, V: Rules> Run<'a, V> {
         }
         let copy = paths.root.join("config.toml");
         let stored = home.store.get("config.toml")?;
-        if let Some(previous) = stored.as_deref().and_then(|b| std::str::from_utf8(b).ok())
-            && let Ok(previous) = TrainConfig::parse(previous)
-            && (previous.variant != config.variant || previous.network != config.network)
-        {
-            return Err(RunError::Mismatch {
-                dir: paths.root.clone(),
-                found_variant: previous.variant.to_string(),
-                found_blocks: previous.network.blocks,
-                found_channels: previous.network.channels,
-                variant: config.variant.to_string(),
-                blocks: config.network.blocks,
-                channels: config.network.channels,
-            });
+        let previous = stored
+            .as_deref()
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .and_then(|text| TrainConfig::parse_on(text, Some(config.device)).ok());
+        let mut changed = Vec::new();
+        if let Some(previous) = previous {
+            if previous.variant != config.variant || previous.network != config.network {
+                return Err(RunError::Mismatch {
+                    dir: paths.root.clone(),
+                    found_variant: previous.variant.to_string(),
+                    found_blocks: previous.network.blocks,
+                    found_channels: previous.network.channels,
+                    variant: config.variant.to_string(),
+                    blocks: config.network.blocks,
+                    channels: config.network.channels,
+                });
+            }
+            // The text, not `config`: callers adjust the config in memory (a budget, the
+            // external self-play switch) without changing the run's recipe.
+            let resumed = TrainConfig::parse_on(config_text, Some(config.device))
+                .unwrap_or_else(|_| config.clone());
+            changed = config_changes(&previous, &resumed);
+            let recipe: Vec<String> = changed
+                .iter()
+                .filter(|c| !c.is_budget())
+                .map(ToString::to_string)
+                .collect();
+            if !recipe.is_empty() && changes == ConfigChanges::Refuse {
+                return Err(RunError::ConfigChanged {
+                    dir: paths.root.clone(),
+                    changes: recipe,
+                });
+            }
         }
         let selfplay_openings = config.selfplay.read_openings::<V>()?;
         home.pull()?;
@@ -404,11 +442,17 @@ impl<'a, V: Rules> Run<'a, V> {
         // Workers stop when they see `finished`; a resumed run takes it back.
         home.store.delete(FINISHED)?;
         let log_path = paths.root.join("log.txt");
-        let log = std::fs::OpenOptions::new()
+        let mut log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(&log_path)
             .map_err(io_error(&log_path))?;
+        if !changed.is_empty() {
+            let list: Vec<String> = changed.iter().map(ToString::to_string).collect();
+            let text = format!("resumed with a changed config: {}", list.join(", "));
+            progress.line(&text);
+            let _ = writeln!(log, "{text}");
+        }
         let evaluation = &config.evaluation;
         let openings = balanced_openings::<V>(
             (evaluation
@@ -554,46 +598,54 @@ impl<'a, V: Rules> Run<'a, V> {
             ] {
                 self.board.scalar(tag, seconds, u64::from(generation));
             }
-            let baseline = evaluation.baseline.zip(evaluation.baseline_elo).map_or(
-                "not played".into(),
-                |(wdl, elo)| {
-                    format!(
-                        "{:.1}% ({}/{}/{}), {elo}",
-                        100.0 * wdl.score(),
-                        wdl.wins,
-                        wdl.draws,
-                        wdl.losses
-                    )
-                },
-            );
-            // Games played here report how full the network's batches were; workers' games,
-            // how many shards (and stale ones dropped) they came in.
-            let source = if done.consumed.is_empty() {
-                format!("mean batch {:.1}", done.mean_batch)
-            } else {
-                format!(
-                    "{} worker shards ({} stale dropped)",
-                    done.consumed.len(),
-                    done.stale_dropped
-                )
+            // The generation in a few lines of at most about 100 characters: what a user
+            // watches (positions, losses, time, the baseline match); the rest (game length,
+            // batch fill, cache hits) is in TensorBoard and the run's files.
+            let secs = |s: f64| {
+                if s < 10.0 {
+                    format!("{s:.1}s")
+                } else {
+                    format!("{s:.0}s")
+                }
             };
-            self.say(&format!(
-                "generation {generation}: {} games, {} positions, {:.1} plies avg, {source}; \
-                 policy loss {:.3}, value loss {:.3}, value accuracy {:.1}%; vs baseline: {baseline}; \
-                 time: self-play {:.0}s, training {:.0}s, i/o {:.1}s, evaluation {:.0}s, run clock \
-                 {:.1} min",
+            let mut text = format!(
+                "generation {generation}: {} games, {} positions, policy loss {:.3}, value loss \
+                 {:.3}, value acc. {:.1}%",
                 done.games,
                 done.samples,
-                done.plies as f64 / done.games.max(1) as f64,
                 metrics.policy_loss,
                 metrics.value_loss,
                 100.0 * metrics.value_accuracy,
-                selfplay_seconds,
-                train_seconds,
-                time.io,
-                time.evaluation,
-                time.elapsed / 60.0
-            ));
+            );
+            if !done.consumed.is_empty() {
+                text += &format!(
+                    "\n  from {} worker shards ({} stale dropped)",
+                    done.consumed.len(),
+                    done.stale_dropped
+                );
+            }
+            let clock = if time.elapsed < 60.0 {
+                secs(time.elapsed)
+            } else {
+                format!("{:.1} min", time.elapsed / 60.0)
+            };
+            text += &format!(
+                "\n  time: self-play {}, training {}, i/o {}, evaluation {}; run clock {clock}",
+                secs(selfplay_seconds),
+                secs(train_seconds),
+                secs(time.io),
+                secs(time.evaluation),
+            );
+            if let Some((wdl, elo)) = evaluation.baseline.zip(evaluation.baseline_elo) {
+                text += &format!(
+                    "\n  vs baseline: {:.1}% (W/D/L {}/{}/{}), {elo}",
+                    100.0 * wdl.score(),
+                    wdl.wins,
+                    wdl.draws,
+                    wdl.losses
+                );
+            }
+            self.say(&text);
             self.board.scalar(
                 "time/selfplay_to_training_ratio",
                 selfplay_seconds / train_seconds.max(1e-9),
@@ -1209,23 +1261,33 @@ pub fn train(
     train_in(
         file,
         RunHome::local(&runs.join(&file.config.name)),
+        ConfigChanges::Refuse,
         progress,
     )
 }
 
-/// Runs the training loop of a config file in the run kept in `home`.
+/// Runs the training loop of a config file in the run kept in `home`; a config that differs
+/// from the run's own is refused or accepted as `changes` says.
 pub fn train_in(
     file: &crate::config::ConfigFile,
     home: RunHome,
+    changes: ConfigChanges,
     progress: &mut dyn Progress,
 ) -> Result<RunSummary, RunError> {
-    struct Visit<'a>(&'a crate::config::ConfigFile, RunHome, &'a mut dyn Progress);
+    struct Visit<'a>(
+        &'a crate::config::ConfigFile,
+        RunHome,
+        ConfigChanges,
+        &'a mut dyn Progress,
+    );
     impl damas_rules::VariantVisitor for Visit<'_> {
         type Output = Result<RunSummary, RunError>;
         fn visit<V: Rules>(self) -> Self::Output {
-            let Visit(file, home, progress) = self;
-            Run::<V>::open(&file.config, &file.text, home, progress)?.run()
+            let Visit(file, home, changes, progress) = self;
+            Run::<V>::open(&file.config, &file.text, home, changes, progress)?.run()
         }
     }
-    file.config.variant.visit(Visit(file, home, progress))
+    file.config
+        .variant
+        .visit(Visit(file, home, changes, progress))
 }

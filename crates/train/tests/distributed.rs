@@ -7,7 +7,8 @@
 use damas_selfplay::{Shard, list_shards};
 use damas_store::{Location, RunStore};
 use damas_train::{
-    ConfigFile, RunHome, Silent, TrainConfig, WorkerOptions, check_run_at, run_worker, train_in,
+    ConfigChanges, ConfigFile, RunHome, Silent, TrainConfig, WorkerOptions, check_run_at,
+    run_worker, train_in,
 };
 use std::path::Path;
 
@@ -94,7 +95,13 @@ fn a_learner_trains_on_what_two_workers_upload() {
                 })
             })
             .collect();
-        let summary = train_in(&file, RunHome::local(&root), &mut Silent).expect("learner runs");
+        let summary = train_in(
+            &file,
+            RunHome::local(&root),
+            ConfigChanges::Refuse,
+            &mut Silent,
+        )
+        .expect("learner runs");
         assert_eq!(summary.generation, 2);
         // The workers see `finished` and stop by themselves.
         workers

@@ -5,7 +5,7 @@ mod events;
 
 use damas_rules::variants::Russian;
 use damas_selfplay::{Shard, list_shards};
-use damas_train::{ConfigFile, Run, RunHome, Silent, TrainConfig};
+use damas_train::{ConfigChanges, ConfigFile, Run, RunHome, Silent, TrainConfig};
 use events::read_dir;
 use std::path::Path;
 
@@ -46,6 +46,7 @@ fn run(text: &str, runs: &Path) {
         &config,
         text,
         RunHome::local(&runs.join("tiny")),
+        ConfigChanges::Refuse,
         &mut silent,
     )
     .expect("run opens");
@@ -110,6 +111,42 @@ fn two_generations_then_a_resume() {
     assert_eq!(log.matches("generation 1:").count(), 1, "{log}");
     assert!(log.contains("resuming after generation 2"), "{log}");
     assert!(log.contains("generation 3:"), "{log}");
+    assert!(
+        log.contains("resumed with a changed config: generations 2 -> 3"),
+        "a budget change is told, not refused: {log}"
+    );
+
+    // A config that changes the recipe is refused with its keys, and the run is untouched;
+    // accepted, the run goes on with it and keeps the new config.
+    let sgd = TINY
+        .replace("generations = 2", "generations = 3")
+        .replace("batch_size = 16", "batch_size = 16\noptimizer = \"sgd\"");
+    let config = TrainConfig::parse(&sgd).unwrap();
+    let open = |changes| {
+        Run::<Russian>::open(
+            &config,
+            &sgd,
+            RunHome::local(&runs.join("tiny")),
+            changes,
+            &mut Silent,
+        )
+        .map(|_| ())
+    };
+    let error = open(ConfigChanges::Refuse).expect_err("a changed recipe is refused");
+    let message = error.to_string();
+    assert!(
+        message.contains("training.optimizer \"adam\" -> \"sgd\"")
+            && message.contains("--config-changed=accept"),
+        "{message}"
+    );
+    let kept = std::fs::read_to_string(root.join("config.toml")).unwrap();
+    assert!(
+        !kept.contains("sgd"),
+        "the refused config was not copied in"
+    );
+    open(ConfigChanges::Accept).expect("an accepted change resumes");
+    let kept = std::fs::read_to_string(root.join("config.toml")).unwrap();
+    assert!(kept.contains("optimizer = \"sgd\""), "{kept}");
 
     // TensorBoard: the tags, read back from the event files.
     let logged = read_dir(&root.join("tensorboard")).unwrap();
@@ -191,6 +228,7 @@ fn a_run_directory_refuses_another_network() {
         &config,
         &other,
         RunHome::local(&runs.join("tiny")),
+        ConfigChanges::Refuse,
         &mut silent,
     )
     .err()
@@ -687,6 +725,7 @@ fn an_unwritable_run_directory_is_named_and_leaves_its_files_intact() {
         &config,
         &text,
         RunHome::local(&runs.join("tiny")),
+        ConfigChanges::Refuse,
         &mut silent,
     )
     .and_then(|mut run| run.run());
