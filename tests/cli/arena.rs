@@ -1,7 +1,18 @@
 //! Matches and tournaments: our own Hub engine, broken engines, SPRT, a DXP engine.
 
 use crate::{damas, fresh_dir, stderr, stdout};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// Runs `damas` with `args` in the directory `dir` (where default output folders go).
+fn damas_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_damas"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("damas starts")
+}
 
 #[test]
 fn match_against_our_own_hub_engine_runs_to_the_end_and_resumes() {
@@ -26,7 +37,7 @@ fn match_against_our_own_hub_engine_runs_to_the_end_and_resumes() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("games 4:"), "{text}");
-    assert!(text.contains("Elo (95%:"), "{text}");
+    assert!(text.contains("Elo (95%"), "{text}");
     let results: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("results.json")).unwrap())
             .unwrap();
@@ -60,11 +71,11 @@ fn match_against_our_own_hub_engine_runs_to_the_end_and_resumes() {
     other[4] = "alphabeta:depth=3";
     let out = damas(&other, "");
     assert!(!out.status.success());
-    assert!(
-        stderr(&out).contains("use another --out"),
-        "{}",
-        stderr(&out)
-    );
+    let error = stderr(&out);
+    assert!(error.contains("use another --out"), "{error}");
+    // The players it holds in plain words, not in Rust's debug form.
+    assert!(error.contains(" and alphabeta:depth=2;"), "{error}");
+    assert!(!error.contains("[\""), "{error}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -311,4 +322,139 @@ fn command_line_values_are_checked_and_named() {
         let error = stderr(&out);
         assert!(error.contains(named), "{args:?}: {error}");
     }
+}
+
+#[test]
+fn default_folders_are_one_per_pairing_and_a_rerun_says_it_continues() {
+    let dir = fresh_dir("match-defaults");
+    let common = [
+        "--variant",
+        "russian",
+        "--games",
+        "2",
+        "--max-plies",
+        "40",
+        "--quiet",
+    ];
+    let first = [
+        &["match", "alphabeta:depth=2", "alphabeta:depth=1"],
+        &common[..],
+    ]
+    .concat();
+    let out = damas_in(&dir, &first);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let folder = "runs/arena/match/russian/alphabeta-depth-2_vs_alphabeta-depth-1";
+    assert!(stdout(&out).contains(folder), "{}", stdout(&out));
+    assert!(dir.join(folder).join("results.json").exists());
+    assert!(!stderr(&out).contains("continuing"), "{}", stderr(&out));
+
+    // Other players in a row: their own folder, no clash.
+    let second = [&["match", "random", "alphabeta:depth=1"], &common[..]].concat();
+    let out = damas_in(&dir, &second);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let other = "runs/arena/match/russian/random_vs_alphabeta-depth-1";
+    assert!(dir.join(other).join("results.json").exists());
+
+    // The first again: nothing left to play, and it says so.
+    let out = damas_in(&dir, &first);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "continuing: 2 games already stored in {folder}, 0 to play; use --out for a fresh match"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).contains("games 2:"), "{}", stdout(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_tournament_refuses_a_player_named_twice() {
+    let dir = fresh_dir("duplicate-players");
+    let out = damas_in(
+        &dir,
+        &[
+            "tournament",
+            "--variant",
+            "russian",
+            "--players",
+            "random",
+            "alphabeta:depth=1",
+            "random",
+        ],
+    );
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("player `random` is named twice"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.join("runs").exists(), "nothing written");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn checkpoints_give_the_tournament_its_variant_and_columns_have_headers() {
+    let dir = fresh_dir("checkpoint-variant");
+    let checkpoints = dir.join("checkpoints");
+    let init = |number: &str, variant: &str| {
+        let out = damas(
+            &[
+                "model",
+                "init",
+                "--variant",
+                variant,
+                "--blocks",
+                "1",
+                "--channels",
+                "8",
+                "--out",
+                checkpoints.join(number).to_str().unwrap(),
+            ],
+            "",
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+    };
+    init("000001", "russian");
+    init("000002", "russian");
+    let tournament = [
+        "tournament",
+        "--checkpoints",
+        checkpoints.to_str().unwrap(),
+        "--sims",
+        "2",
+        "--rounds",
+        "1",
+        "--max-plies",
+        "12",
+        "--quiet",
+    ];
+    let out = damas_in(&dir, &tournament);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let header = text.lines().next().unwrap_or_default();
+    assert!(
+        header.contains("player") && header.contains("#1") && header.contains("#2"),
+        "{text}"
+    );
+    assert!(dir.join("runs/arena/tournament/russian").is_dir(), "{text}");
+
+    // A --variant that is not the checkpoints' is refused, as are checkpoints that disagree.
+    let out = damas_in(&dir, &[&tournament[..], &["--variant", "english"]].concat());
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("--variant english given, but the checkpoints in"),
+        "{}",
+        stderr(&out)
+    );
+    init("000003", "english");
+    let out = damas_in(&dir, &tournament);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("checkpoint 1 is for russian but checkpoint 3 for english"),
+        "{}",
+        stderr(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

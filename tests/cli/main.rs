@@ -2,6 +2,8 @@
 
 mod arena;
 mod export;
+mod model;
+mod pipes;
 mod protocols;
 mod rules;
 mod training;

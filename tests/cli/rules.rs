@@ -213,3 +213,114 @@ fn play_to_the_end_reports_the_result() {
     assert!(text.contains("Game over: white wins"), "{text}");
     assert!(text.contains("(2-0)"), "{text}");
 }
+
+#[test]
+fn moves_perft_divide_and_play_list_moves_in_one_order() {
+    // Each with the side to move, which `play` gives to the user.
+    for (variant, fen, color) in [
+        ("international", None, "white"),
+        ("russian", None, "white"),
+        ("hawaiian", None, "black"),
+        ("international", Some("W:WK46,K50,31:B29,32,39,18"), "white"),
+    ] {
+        let mut args = vec!["--variant", variant];
+        if let Some(fen) = fen {
+            args.extend(["--fen", fen]);
+        }
+        let moves = damas(&[&["moves"], &args[..]].concat(), "");
+        assert!(moves.status.success(), "{}", stderr(&moves));
+        let listed: Vec<String> = stdout(&moves).lines().map(String::from).collect();
+        let divide = damas(
+            &[&["perft", "--depth", "1", "--divide"], &args[..]].concat(),
+            "",
+        );
+        assert!(divide.status.success(), "{}", stderr(&divide));
+        let divided: Vec<String> = stdout(&divide)
+            .lines()
+            .filter(|l| !l.starts_with(variant) && !l.starts_with("depth"))
+            .map(|l| l.split_whitespace().next().unwrap().to_string())
+            .collect();
+        assert_eq!(listed, divided, "{variant} {fen:?}");
+        let play = damas(
+            &[&["play", "--seed", "1", "--color", color], &args[..]].concat(),
+            "moves\nquit\n",
+        );
+        let text = stdout(&play);
+        let line = text
+            .lines()
+            .find_map(|l| l.split("legal moves: ").nth(1))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert_eq!(line.split(' ').collect::<Vec<_>>(), listed, "{variant}");
+    }
+}
+
+#[test]
+fn perft_depth_zero_counts_the_position_and_counts_are_singular_when_one() {
+    let out = damas(&["perft", "--variant", "russian", "--depth", "0"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let depth_line = stdout(&out)
+        .lines()
+        .find(|l| l.starts_with("depth"))
+        .map(String::from)
+        .unwrap_or_else(|| panic!("{}", stdout(&out)));
+    assert_eq!(
+        depth_line.split_whitespace().take(3).collect::<Vec<_>>(),
+        ["depth", "0", "1"]
+    );
+    // White must take: one legal move.
+    let out = damas(
+        &["moves", "--variant", "international", "--fen", "W:W28:B23"],
+        "",
+    );
+    assert_eq!(stderr(&out).trim(), "1 legal move");
+}
+
+#[test]
+fn play_shows_examples_of_the_variant_and_a_legend_of_its_letters() {
+    // Russian writes squares algebraically; its first sorted moves are the examples.
+    let out = damas(&["play", "--variant", "russian", "--seed", "1"], "quit\n");
+    let text = stdout(&out);
+    assert!(text.contains("such as `a3-b4` or `c3-b4`"), "{text}");
+    assert!(!text.contains("32-28"), "{text}");
+    assert!(text.contains("w/b man, W/B king; . empty"), "{text}");
+    // Hawaiian opens with a removal: its square alone; men never crown there.
+    let out = damas(
+        &[
+            "play",
+            "--variant",
+            "hawaiian",
+            "--color",
+            "black",
+            "--seed",
+            "1",
+        ],
+        "quit\n",
+    );
+    let text = stdout(&out);
+    assert!(text.contains("White/Black: w/b man; . empty"), "{text}");
+    let example = text
+        .split("such as `")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(!example.contains('-') && !example.contains('x'), "{text}");
+    // Parachute's third kind of piece is named.
+    let out = damas(&["play", "--variant", "parachute", "--seed", "1"], "quit\n");
+    let text = stdout(&out);
+    assert!(text.contains("p/q parachutist"), "{text}");
+    // The engine's score says its unit and whose it is.
+    let out = damas(
+        &[
+            "play",
+            "--variant",
+            "international",
+            "--color",
+            "black",
+            "--opponent",
+            "alphabeta:depth=2",
+        ],
+        "quit\n",
+    );
+    let text = stdout(&out);
+    assert!(text.contains(" men for white,"), "{text}");
+}

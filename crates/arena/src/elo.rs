@@ -38,7 +38,7 @@ impl std::ops::AddAssign for Wdl {
 
 /// Elo difference that an expected score `score` (in (0, 1)) corresponds to.
 pub fn elo_from_score(score: f64) -> f64 {
-    let score = score.clamp(1e-6, 1.0 - 1e-6);
+    let score = score.clamp(SCORE_FLOOR, 1.0 - SCORE_FLOOR);
     -400.0 * (1.0 / score - 1.0).log10()
 }
 
@@ -58,13 +58,59 @@ pub struct EloEstimate {
     pub high: f64,
 }
 
+/// How close to 0 or 1 a score is taken for Elo: a perfect score reads as the largest finite
+/// difference (about +2400), a stand-in for "no upper bound", not a measurement.
+const SCORE_FLOOR: f64 = 1e-6;
+
+/// An Elo difference rounded to a whole number, with its sign (`+0`, never `-0`).
+pub fn signed_elo(elo: f64) -> String {
+    let rounded = elo.round();
+    if rounded == 0.0 {
+        "+0".to_string()
+    } else {
+        format!("{rounded:+.0}")
+    }
+}
+
+impl EloEstimate {
+    /// Whether the estimate comes from a perfect score (every game won): it has only a lower
+    /// bound.
+    pub fn is_perfect_win(&self) -> bool {
+        self.elo >= elo_from_score(1.0) - 0.01
+    }
+
+    /// Whether the estimate comes from a score of zero (every game lost): it has only an upper
+    /// bound.
+    pub fn is_perfect_loss(&self) -> bool {
+        self.elo <= elo_from_score(0.0) + 0.01
+    }
+}
+
 impl std::fmt::Display for EloEstimate {
+    /// `+35 Elo (95%: -20 to +90)`; a perfect score, which bounds the difference on one side
+    /// only, as `> -676 Elo (95% lower bound; perfect score: no upper bound)`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{:+.0} Elo (95%: {:+.0} to {:+.0})",
-            self.elo, self.low, self.high
-        )
+        if self.is_perfect_win() {
+            write!(
+                f,
+                "> {} Elo (95% lower bound; perfect score: no upper bound)",
+                signed_elo(self.low)
+            )
+        } else if self.is_perfect_loss() {
+            write!(
+                f,
+                "< {} Elo (95% upper bound; zero score: no lower bound)",
+                signed_elo(self.high)
+            )
+        } else {
+            write!(
+                f,
+                "{} Elo (95%: {} to {})",
+                signed_elo(self.elo),
+                signed_elo(self.low),
+                signed_elo(self.high)
+            )
+        }
     }
 }
 

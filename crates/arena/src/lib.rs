@@ -27,7 +27,9 @@ pub mod store;
 pub mod tournament;
 
 pub use dxp::client::DxpPlayer;
-pub use elo::{EloEstimate, Sprt, SprtVerdict, Wdl, elo_estimate, elo_from_score, fit_ratings};
+pub use elo::{
+    EloEstimate, Sprt, SprtVerdict, Wdl, elo_estimate, elo_from_score, fit_ratings, signed_elo,
+};
 pub use factory::{PlayerError, PlayerSettings};
 pub use game::{GameRules, PlayedGame, play_game};
 pub use hub::client::HubPlayer;
@@ -38,8 +40,9 @@ pub use matches::{
 pub use openings::{balanced_openings, parse_openings};
 pub use player::{AlphaBetaPlayer, Answer, Forfeit, MctsPlayer, Player, RandomPlayer};
 pub use spec::{PlayerSpec, SpecError};
-pub use store::{ResultsStore, StoreError};
+pub use store::{ResultsStore, StoreError, default_results_dir};
 pub use tournament::{
-    ArenaError, ArenaOptions, MatchOptions, MatchSummary, Progress, Schedule, TournamentOptions,
-    TournamentSummary, checkpoint_players, play_match, play_tournament,
+    ArenaError, ArenaOptions, CheckpointPlayers, MatchOptions, MatchSummary, Progress, Resumed,
+    Schedule, TournamentOptions, TournamentSummary, checkpoint_players, play_match,
+    play_tournament,
 };

@@ -1,9 +1,9 @@
 //! Players: anything that picks a move in a game. Built-in: uniform random, the alpha-beta
 //! engine, and MCTS over any evaluator (a network checkpoint, or a stand-in).
 
-use damas_engine::{EngineConfig, Limits, Searcher};
+use damas_engine::{EngineConfig, Limits, MATE, MATE_BOUND, Searcher};
 use damas_mcts::{Evaluator, RootNoise, Search, SearchConfig};
-use damas_rules::{Game, Move, Outcome, Rules};
+use damas_rules::{Color, Game, Move, Outcome, Rules};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
@@ -103,12 +103,23 @@ impl<V: Rules> Player<V> for AlphaBetaPlayer<V> {
             mv,
             score: Some(info.score),
             info: format!(
-                "depth {}, score {:+.2}, {} nodes",
+                "depth {}, {}, {} nodes",
                 info.depth,
-                info.score as f64 / 100.0,
+                engine_score(info.score, game.position().turn()),
                 info.nodes
             ),
         })
+    }
+}
+
+/// The engine's score for `side` (the side to move) in words: `score +0.12 men for white` (its
+/// unit is the man), or `white wins in 7 plies` for a won or lost game found by the search.
+pub fn engine_score(score: i32, side: Color) -> String {
+    if score.abs() > MATE_BOUND {
+        let winner = if score > 0 { side } else { !side };
+        format!("{winner} wins in {} plies", MATE - score.abs())
+    } else {
+        format!("score {:+.2} men for {side}", f64::from(score) / 100.0)
     }
 }
 
@@ -182,8 +193,10 @@ impl<V: Rules> Player<V> for MctsPlayer<V> {
             mv: report.moves[index],
             score: Some((report.value * 1000.0) as i32),
             info: format!(
-                "{} simulations, value {:+.3}",
-                report.simulations, report.value
+                "{} simulations, value {:+.3} for {} (+1 a win, -1 a loss)",
+                report.simulations,
+                report.value,
+                game.position().turn()
             ),
         })
     }

@@ -4,6 +4,7 @@
 
 use crate::elo::Wdl;
 use crate::matches::ScheduledGame;
+use crate::spec::{PlayerSpec, SpecError};
 use damas_nn::write_atomically;
 use damas_rules::{Color, Outcome, Rules, write_game_with_outcome};
 use serde::{Deserialize, Serialize};
@@ -64,7 +65,7 @@ pub enum StoreError {
         source: serde_json::Error,
     },
     /// The directory holds another match or tournament.
-    #[error("{dir} holds results of {variant} between {players:?}; use another --out")]
+    #[error("{dir} holds results of {variant} between {}; use another --out", and_list(.players))]
     Mismatch {
         /// The directory.
         dir: PathBuf,
@@ -242,6 +243,108 @@ impl ResultsStore {
             }
         }
         table
+    }
+}
+
+/// Players' strings as plain words: `a and b`, `a, b and c`.
+fn and_list(players: &[String]) -> String {
+    match players {
+        [] => "no players".to_string(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// The default results directory of `players` (their strings as given) playing `variant`,
+/// under `root`: `root/<variant>/<slug>`, the slug naming the players in a readable,
+/// file-system-safe form (`alphabeta-depth-2_vs_random`), the players in their canonical spelling
+/// so that two spellings of one player share it. A slug too long to read is shortened (the end
+/// of each of two names, or the first of many and a count); it and players with free text (a
+/// network's path, an engine's command) also get a short hash of the canonical strings, so
+/// that two different pairings never share a directory by accident.
+pub fn default_results_dir(
+    root: &Path,
+    variant: &str,
+    players: &[String],
+) -> Result<PathBuf, SpecError> {
+    let specs: Vec<PlayerSpec> = players
+        .iter()
+        .map(|s| s.parse())
+        .collect::<Result<_, _>>()?;
+    let names: Vec<String> = specs.iter().map(ToString::to_string).collect();
+    let free_text = specs
+        .iter()
+        .any(|s| !matches!(s, PlayerSpec::Random | PlayerSpec::AlphaBeta(_)));
+    let parts: Vec<String> = names.iter().map(|n| slug(n)).collect();
+    let joined = parts.join("_vs_");
+    let long = joined.len() > MAX_SLUG;
+    let readable = match parts.as_slice() {
+        _ if !long => joined,
+        // Two long names: the end of each, where a path names its checkpoint.
+        [first, second] => format!(
+            "{}_vs_{}",
+            tail(first, MAX_SLUG / 2 - 2),
+            tail(second, MAX_SLUG / 2 - 2)
+        ),
+        [only] => tail(only, MAX_SLUG).to_string(),
+        [first, rest @ ..] => format!("{}_and_{}-others", tail(first, MAX_SLUG / 2), rest.len()),
+        [] => "no-players".to_string(),
+    };
+    let name = if free_text || long {
+        let mut hash = Fnv::default();
+        hash.add(variant);
+        for name in &names {
+            hash.add(name);
+        }
+        format!("{readable}_{:08x}", hash.0 as u32)
+    } else {
+        readable
+    };
+    Ok(root.join(slug(variant)).join(name))
+}
+
+/// The longest readable part of a default results directory's name.
+const MAX_SLUG: usize = 80;
+
+/// The last `n` bytes of a slug (all ASCII), without a leading `-`.
+fn tail(slug: &str, n: usize) -> &str {
+    slug[slug.len().saturating_sub(n)..].trim_start_matches('-')
+}
+
+/// Lower-case letters, digits and dots kept; every run of anything else one `-`.
+fn slug(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || c == '.' {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let out = out.trim_end_matches('-');
+    if out.is_empty() {
+        "player".to_string()
+    } else {
+        out.to_string()
+    }
+}
+
+/// FNV-1a over strings (each ended by a zero byte): a hash that stays the same across Rust
+/// versions, for directory names.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn add(&mut self, text: &str) {
+        for &byte in text.as_bytes().iter().chain(&[0]) {
+            self.0 ^= u64::from(byte);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! an optional SPRT, and the rating files. `damas match`, `damas tournament` and the learning
 //! benchmark all run through here.
 
-use crate::elo::{EloEstimate, Sprt, SprtVerdict, Wdl, elo_estimate, fit_ratings};
+use crate::elo::{EloEstimate, Sprt, SprtVerdict, Wdl, elo_estimate, fit_ratings, signed_elo};
 use crate::factory::{PlayerError, PlayerSettings};
 use crate::game::GameRules;
 use crate::matches::{
@@ -14,6 +14,7 @@ use crate::openings::{balanced_openings, parse_openings};
 use crate::plot::PlotError;
 use crate::spec::{PlayerSpec, SpecError};
 use crate::store::{ResultsStore, StoreError, quoted};
+use damas_models::{ModelError, model_variant};
 use damas_nn::{CheckpointError, checkpoint_dir, list_checkpoints};
 use damas_rules::{FenLineError, Game, Rules, Variant, VariantVisitor};
 use std::path::{Path, PathBuf};
@@ -54,6 +55,11 @@ pub enum ArenaError {
     /// Fewer than two players.
     #[error("a tournament needs at least two players")]
     TooFewPlayers,
+    /// A tournament names one player twice (its rows would be indistinguishable).
+    #[error(
+        "player `{0}` is named twice; give each player once (a player against itself: `damas match`)"
+    )]
+    DuplicatePlayer(String),
     /// A scheduled pair names a player twice or one that does not exist.
     #[error("cannot pair players {0} and {1} among {2}")]
     BadPair(usize, usize, usize),
@@ -63,6 +69,35 @@ pub enum ArenaError {
     /// The checkpoints directory holds none.
     #[error("no checkpoints in {0}")]
     NoCheckpoints(PathBuf),
+    /// A checkpoint's variant could not be read.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// Two checkpoints of one directory are for different variants.
+    #[error(
+        "{dir}: checkpoint {first} is for {first_variant} but checkpoint {other} for {other_variant}"
+    )]
+    CheckpointVariants {
+        /// The checkpoints directory.
+        dir: PathBuf,
+        /// The first checkpoint.
+        first: u32,
+        /// Its variant.
+        first_variant: Variant,
+        /// A checkpoint for another variant.
+        other: u32,
+        /// Its variant.
+        other_variant: Variant,
+    },
+    /// The variant asked for is not the checkpoints'.
+    #[error("--variant {given} given, but the checkpoints in {dir} are for {found}")]
+    VariantMismatch {
+        /// The checkpoints directory.
+        dir: PathBuf,
+        /// The variant asked for.
+        given: Variant,
+        /// The checkpoints' variant.
+        found: Variant,
+    },
     /// The ratings picture could not be drawn.
     #[error(transparent)]
     Plot(#[from] PlotError),
@@ -133,7 +168,8 @@ pub enum Schedule {
     Pairs(Vec<(usize, usize)>),
 }
 
-/// How far a match or tournament has got, after each game.
+/// How far a match or tournament has got, after each game (and once before the first, when
+/// the results directory already held games).
 #[derive(Clone, Debug)]
 pub struct Progress {
     /// Games finished (those of an earlier, resumed run included).
@@ -142,6 +178,31 @@ pub struct Progress {
     pub total: usize,
     /// One line on how it goes.
     pub message: String,
+    /// Set on the call before the first game when the results directory already held games.
+    pub resumed: Option<Resumed>,
+}
+
+/// What a results directory already held when a match or tournament started on it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resumed {
+    /// Games stored by earlier runs.
+    pub stored: usize,
+    /// Games left to play now (none when the directory holds as many as asked, or more).
+    pub to_play: usize,
+    /// The directory.
+    pub dir: PathBuf,
+}
+
+impl Resumed {
+    /// The notice, if `store` already holds games and `to_play` are left.
+    fn of(store: &ResultsStore, to_play: usize) -> Option<Resumed> {
+        let stored = store.results().games.len();
+        (stored > 0).then(|| Resumed {
+            stored,
+            to_play,
+            dir: store.dir().to_path_buf(),
+        })
+    }
 }
 
 /// What a match found.
@@ -184,58 +245,120 @@ impl TournamentSummary {
         total
     }
 
-    /// The crosstable, best first: rank, player, Elo, interval, and the points against each.
+    /// The crosstable, best first: rank, player, Elo, interval, and the points against each
+    /// opponent, in columns headed by the opponent's rank (`#1`, `#2`, ...).
     pub fn crosstable(&self) -> String {
         let mut order: Vec<usize> = (0..self.names.len()).collect();
         order.sort_by(|&a, &b| self.ratings[b].elo.total_cmp(&self.ratings[a].elo));
+        let cells: Vec<Vec<String>> = order
+            .iter()
+            .map(|&i| {
+                order
+                    .iter()
+                    .map(|&j| {
+                        if i == j {
+                            "-".to_string()
+                        } else {
+                            let w = self.table[i][j];
+                            format!("{}/{}", points(w), w.games())
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let width = cells
+            .iter()
+            .flatten()
+            .map(String::len)
+            .chain([format!("#{}", order.len()).len()])
+            .max()
+            .unwrap_or(1);
+        let name_width = self.names.iter().map(String::len).max().unwrap_or(0).max(6);
+        let headers: Vec<String> = (1..=order.len())
+            .map(|rank| format!("{:>width$}", format!("#{rank}")))
+            .collect();
         let mut text = format!(
-            "{:>3} {:<40} {:>7} {:>17}  vs\n",
-            "#", "player", "Elo", "95% interval"
+            "{:>3} {:<name_width$} {:>6} {:>13}  {}\n",
+            "#",
+            "player",
+            "Elo",
+            "95% interval",
+            headers.join(" ")
         );
         for (rank, &i) in order.iter().enumerate() {
-            let cells: Vec<String> = order
-                .iter()
-                .map(|&j| {
-                    if i == j {
-                        "  -  ".to_string()
-                    } else {
-                        let w = self.table[i][j];
-                        format!("{:.1}/{}", w.wins as f64 + 0.5 * w.draws as f64, w.games())
-                    }
-                })
-                .collect();
             let rating = &self.ratings[i];
             let interval = if rating.low == rating.high {
                 "(anchor)".to_string()
             } else {
-                format!("{:+.0}..{:+.0}", rating.low, rating.high)
+                format!("{}..{}", signed_elo(rating.low), signed_elo(rating.high))
             };
+            let row: Vec<String> = cells[rank]
+                .iter()
+                .map(|cell| format!("{cell:>width$}"))
+                .collect();
             text += &format!(
-                "{:>3} {:<40} {:>+7.0} {:>17}  {}\n",
+                "{:>3} {:<name_width$} {:>6} {:>13}  {}\n",
                 rank + 1,
                 self.names[i],
-                rating.elo,
+                signed_elo(rating.elo),
                 interval,
-                cells.join(" ")
+                row.join(" ")
             );
         }
         text
     }
 }
 
+/// A tournament's players taken from a run's checkpoints.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckpointPlayers {
+    /// The players' strings (`net:DIR/NNNNNN[,sims=N]`).
+    pub players: Vec<String>,
+    /// Their checkpoint numbers.
+    pub numbers: Vec<u32>,
+    /// The variant they all play (from their `meta.json`).
+    pub variant: Variant,
+}
+
 /// The players of a tournament over a run's checkpoints: every `every`th, and the last; each
-/// at `simulations` per move if given (else with its own search). Returns the players' strings
-/// and the checkpoint numbers.
+/// at `simulations` per move if given (else with its own search). Their variant is read from
+/// each checkpoint; they must agree with each other and with `variant` if one is given.
 pub fn checkpoint_players(
     dir: &Path,
     every: u32,
     simulations: Option<u32>,
-) -> Result<(Vec<String>, Vec<u32>), ArenaError> {
+    variant: Option<Variant>,
+) -> Result<CheckpointPlayers, ArenaError> {
     let mut numbers = list_checkpoints(dir)?;
     let last = *numbers
         .last()
         .ok_or_else(|| ArenaError::NoCheckpoints(dir.to_path_buf()))?;
     numbers.retain(|&n| n % every.max(1) == 0 || n == last);
+    let mut found: Option<(u32, Variant)> = None;
+    for &n in &numbers {
+        let this = model_variant(&checkpoint_dir(dir, n))?;
+        match found {
+            None => found = Some((n, this)),
+            Some((first, first_variant)) if first_variant != this => {
+                return Err(ArenaError::CheckpointVariants {
+                    dir: dir.to_path_buf(),
+                    first,
+                    first_variant,
+                    other: n,
+                    other_variant: this,
+                });
+            }
+            Some(_) => {}
+        }
+    }
+    let (_, found) = found.expect("at least the last checkpoint");
+    if let Some(given) = variant.filter(|&given| given != found) {
+        return Err(ArenaError::VariantMismatch {
+            dir: dir.to_path_buf(),
+            given,
+            found,
+        });
+    }
     let players = numbers
         .iter()
         .map(|&n| {
@@ -246,7 +369,21 @@ pub fn checkpoint_players(
             }
         })
         .collect();
-    Ok((players, numbers))
+    Ok(CheckpointPlayers {
+        players,
+        numbers,
+        variant: found,
+    })
+}
+
+/// Points as a person writes them: `1.5`, `2`.
+fn points(wdl: Wdl) -> String {
+    let half_points = 2 * wdl.wins + wdl.draws;
+    if half_points.is_multiple_of(2) {
+        (half_points / 2).to_string()
+    } else {
+        format!("{}.5", half_points / 2)
+    }
 }
 
 /// The openings: the file's, or `count` balanced random ones.
@@ -360,6 +497,14 @@ pub fn play_match(
             let openings = openings::<V>(arena, options.games.div_ceil(2) as usize)?;
             let pairings = match_pairings(options.games, &store.played());
             let first_result = |store: &ResultsStore| store.table()[0][1];
+            if let Some(resumed) = Resumed::of(&store, pairings.len()) {
+                on_game(&Progress {
+                    done: resumed.stored,
+                    total: options.games as usize,
+                    message: String::new(),
+                    resumed: Some(resumed),
+                });
+            }
             players.play_into(arena, &pairings, &openings, &mut store, |store, _| {
                 let wdl = first_result(store);
                 let mut message = format!(
@@ -378,6 +523,7 @@ pub fn play_match(
                     done: wdl.games() as usize,
                     total: options.games as usize,
                     message,
+                    resumed: None,
                 });
                 verdict.is_none_or(|v| v == SprtVerdict::Continue)
             })?;
@@ -421,6 +567,7 @@ pub fn play_tournament(
             if options.players.len() < 2 {
                 return Err(ArenaError::TooFewPlayers);
             }
+            refuse_duplicates(&options.players)?;
             let players = Players::<V>::new(&options.players, &arena.settings)?;
             let names = players.names.clone();
             let mut store =
@@ -446,12 +593,21 @@ pub fn play_tournament(
                 .collect();
             let openings = openings::<V>(arena, options.rounds as usize)?;
             let mut done = played.len();
+            if let Some(resumed) = Resumed::of(&store, pairings.len()) {
+                on_game(&Progress {
+                    done,
+                    total: schedule.len(),
+                    message: String::new(),
+                    resumed: Some(resumed),
+                });
+            }
             players.play_into(arena, &pairings, &openings, &mut store, |_, game| {
                 done += 1;
                 on_game(&Progress {
                     done,
                     total: schedule.len(),
                     message: format!("last: {}", game.played.reason),
+                    resumed: None,
                 });
                 true
             })?;
@@ -469,6 +625,18 @@ pub fn play_tournament(
         }
     }
     options.arena.variant.visit(Visit(options, on_game))
+}
+
+/// Refuses a list of players naming one player twice (in its canonical spelling).
+fn refuse_duplicates(players: &[String]) -> Result<(), ArenaError> {
+    let mut seen = std::collections::HashSet::new();
+    for text in players {
+        let name = text.parse::<PlayerSpec>()?.to_string();
+        if !seen.insert(name.clone()) {
+            return Err(ArenaError::DuplicatePlayer(name));
+        }
+    }
+    Ok(())
 }
 
 /// `ratings.json`, `ratings.csv` and, for checkpoints, `ratings.png`.

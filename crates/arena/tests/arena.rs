@@ -1,13 +1,16 @@
-//! Rating arithmetic against hand-computed values, player strings, and a tournament of
-//! alpha-beta depths that must come out in order.
+//! Rating arithmetic against hand-computed values, how it is written, player strings, default
+//! results directories, the crosstable, and a tournament of alpha-beta depths that must come out
+//! in order.
 
 use damas_arena::{
-    AlphaBetaPlayer, BoxedFactory, GameRules, Player, PlayerSpec, Sprt, SprtVerdict, Wdl,
-    elo_estimate, elo_from_score, fit_ratings, round_robin, run_schedule,
+    AlphaBetaPlayer, BoxedFactory, EloEstimate, GameRules, Player, PlayerSpec, Sprt, SprtVerdict,
+    TournamentSummary, Wdl, default_results_dir, elo_estimate, elo_from_score, fit_ratings,
+    round_robin, run_schedule, signed_elo,
 };
 use damas_engine::Limits;
 use damas_rules::variants::Russian;
 use damas_rules::{Color, Outcome};
+use std::path::{Path, PathBuf};
 
 fn wdl(wins: u32, draws: u32, losses: u32) -> Wdl {
     Wdl {
@@ -200,4 +203,111 @@ fn a_tournament_of_depths_ranks_them_in_order() {
             "ratings not in depth order: {ratings:?}"
         );
     }
+}
+
+#[test]
+fn elo_is_written_with_a_sign_and_a_perfect_score_as_a_bound() {
+    assert_eq!(signed_elo(-0.3), "+0");
+    assert_eq!(signed_elo(0.0), "+0");
+    assert_eq!(signed_elo(-12.6), "-13");
+    assert_eq!(signed_elo(7.0), "+7");
+    let even = elo_estimate(wdl(1, 2, 1)).to_string();
+    assert!(even.starts_with("+0 Elo (95%: -"), "{even}");
+    // 2-0: the point estimate is the arithmetic's cap, not a measurement.
+    let perfect = elo_estimate(wdl(2, 0, 0));
+    assert!(perfect.is_perfect_win());
+    let text = perfect.to_string();
+    assert!(!text.contains("2400"), "{text}");
+    assert_eq!(
+        text,
+        format!(
+            "> {} Elo (95% lower bound; perfect score: no upper bound)",
+            signed_elo(perfect.low)
+        )
+    );
+    let zero = elo_estimate(wdl(0, 0, 3));
+    assert!(zero.is_perfect_loss());
+    assert!(zero.to_string().starts_with("< "), "{zero}");
+    assert!(!elo_estimate(wdl(19, 1, 0)).is_perfect_win());
+}
+
+#[test]
+fn default_results_directories_name_variant_and_players() {
+    let root = Path::new("runs/arena/match");
+    let dir = |players: &[&str]| {
+        let players: Vec<String> = players.iter().map(|p| p.to_string()).collect();
+        default_results_dir(root, "russian", &players).unwrap()
+    };
+    assert_eq!(
+        dir(&["alphabeta:depth=2", "alphabeta:depth=1"]),
+        PathBuf::from("runs/arena/match/russian/alphabeta-depth-2_vs_alphabeta-depth-1")
+    );
+    // Two spellings of one player share a directory; the order of the players matters.
+    assert_eq!(
+        dir(&["alphabeta", "random"]),
+        dir(&["alphabeta:depth=6", "random"])
+    );
+    assert_ne!(dir(&["random", "alphabeta"]), dir(&["alphabeta", "random"]));
+    // Free text (paths) gets a hash of the exact strings: readable, but never shared by
+    // accident, and always one file-system-safe component.
+    let a = dir(&["net:runs/a b/checkpoints/000010", "random"]);
+    let b = dir(&["net:runs/a-b/checkpoints/000010", "random"]);
+    assert_ne!(a, b);
+    for path in [&a, &b] {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        assert!(
+            name.starts_with("net-runs-a-b-checkpoints-000010_vs_random_"),
+            "{name}"
+        );
+        assert!(
+            name.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)),
+            "{name}"
+        );
+        assert_eq!(path.parent(), Some(root.join("russian").as_path()));
+    }
+    // Many players: the name stays short.
+    let many: Vec<String> = (1..=12).map(|d| format!("alphabeta:depth={d}")).collect();
+    let long = default_results_dir(root, "russian", &many).unwrap();
+    assert!(long.file_name().unwrap().len() <= 100, "{long:?}");
+    assert!(default_results_dir(root, "russian", &["nonsense".to_string()]).is_err());
+}
+
+#[test]
+fn the_crosstable_heads_its_opponent_columns() {
+    let rating = |elo: f64| EloEstimate {
+        elo,
+        low: elo - 50.0,
+        high: elo + 50.0,
+    };
+    let summary = TournamentSummary {
+        names: vec!["random".into(), "alphabeta:depth=1".into()],
+        table: vec![
+            vec![Wdl::default(), wdl(0, 1, 1)],
+            vec![wdl(1, 1, 0), Wdl::default()],
+        ],
+        ratings: vec![
+            EloEstimate {
+                elo: 0.0,
+                low: 0.0,
+                high: 0.0,
+            },
+            rating(190.0),
+        ],
+        checkpoints: None,
+        out: PathBuf::from("x"),
+    };
+    let table = summary.crosstable();
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[0].ends_with("#1    #2"), "{table}");
+    assert!(
+        lines[1].contains("alphabeta:depth=1") && lines[1].contains("+190"),
+        "{table}"
+    );
+    assert!(lines[1].ends_with("    - 1.5/2"), "{table}");
+    assert!(lines[2].ends_with("0.5/2     -"), "{table}");
+    assert!(
+        lines[2].contains("(anchor)") && lines[2].contains("+0"),
+        "{table}"
+    );
 }

@@ -3,21 +3,20 @@
 //! resumes where it stopped), ratings with 95% intervals. The work is the arena's; this module
 //! reads the arguments and prints.
 
+use crate::out::{out, outln};
 use damas_arena::{
-    ArenaOptions, GameRules, MatchOptions, PlayerSettings, Progress, Schedule, Sprt, SprtVerdict,
-    TournamentOptions, checkpoint_players, play_match, play_tournament,
+    ArenaOptions, GameRules, MatchOptions, PlayerSettings, Progress, Resumed, Schedule, Sprt,
+    SprtVerdict, TournamentOptions, checkpoint_players, default_results_dir, play_match,
+    play_tournament,
 };
 use damas_rules::Variant;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Options shared by `match` and `tournament`.
 #[derive(clap::Args, Clone)]
 pub struct Common {
-    /// Variant to play.
-    #[arg(long, value_parser = crate::args::parse_variant)]
-    variant: Variant,
     /// Start positions, one FEN per line (default: balanced random openings).
     #[arg(long)]
     openings: Option<PathBuf>,
@@ -37,7 +36,8 @@ pub struct Common {
     /// (networks report value x 1000) for four moves each.
     #[arg(long)]
     adjudicate: Option<i32>,
-    /// Output directory (games.pdn, results.json, results.csv, ratings).
+    /// Output directory (games.pdn, results.json, results.csv, ratings); default: one per
+    /// variant and players under runs/arena/, which a rerun continues.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Seed of the players' randomness.
@@ -51,9 +51,20 @@ pub struct Common {
 }
 
 impl Common {
-    fn options(&self, default_out: &str) -> Result<ArenaOptions, damas_nn::DeviceError> {
+    /// The arena's options for `variant`, the results in `--out` or else in the default
+    /// directory of these players under `root`.
+    fn options(
+        &self,
+        variant: Variant,
+        root: &str,
+        players: &[String],
+    ) -> anyhow::Result<ArenaOptions> {
+        let out = match &self.out {
+            Some(out) => out.clone(),
+            None => default_results_dir(Path::new(root), variant.name(), players)?,
+        };
         Ok(ArenaOptions {
-            variant: self.variant,
+            variant,
             openings: self.openings.clone(),
             opening_plies: self.opening_plies,
             concurrency: self.concurrency,
@@ -66,10 +77,7 @@ impl Common {
                 adjudicate_score: self.adjudicate,
                 ..GameRules::default()
             },
-            out: self
-                .out
-                .clone()
-                .unwrap_or_else(|| PathBuf::from(default_out)),
+            out,
             seed: self.seed,
         })
     }
@@ -86,11 +94,37 @@ impl Common {
         );
         bar
     }
+
+    /// What the progress bar shows of `progress`; the notice of a continued match or
+    /// tournament is printed once, above the bar.
+    fn show(&self, bar: &ProgressBar, progress: &Progress, what: &str) {
+        if let Some(resumed) = &progress.resumed {
+            bar.suspend(|| eprintln!("{}", continuing(resumed, what)));
+        }
+        bar.set_length(progress.total as u64);
+        bar.set_position(progress.done as u64);
+        bar.set_message(progress.message.clone());
+    }
+}
+
+/// `continuing: 8 games already stored in DIR, 0 to play; use --out for a fresh match`.
+fn continuing(resumed: &Resumed, what: &str) -> String {
+    let games = |n: usize| if n == 1 { "game" } else { "games" };
+    format!(
+        "continuing: {} {} already stored in {}, {} to play; use --out for a fresh {what}",
+        resumed.stored,
+        games(resumed.stored),
+        resumed.dir.display(),
+        resumed.to_play
+    )
 }
 
 /// Arguments of `damas match`.
 #[derive(clap::Args)]
 pub struct MatchArgs {
+    /// Variant to play.
+    #[arg(long, value_parser = crate::args::parse_variant)]
+    variant: Variant,
     #[command(flatten)]
     common: Common,
     /// The first player.
@@ -108,9 +142,12 @@ pub struct MatchArgs {
 /// Arguments of `damas tournament`.
 #[derive(clap::Args)]
 pub struct TournamentArgs {
+    /// Variant to play (with --checkpoints: read from the checkpoints if omitted).
+    #[arg(long, value_parser = crate::args::parse_variant, required_unless_present = "checkpoints")]
+    variant: Option<Variant>,
     #[command(flatten)]
     common: Common,
-    /// The players.
+    /// The players, each named once.
     #[arg(long, num_args = 1.., conflicts_with = "checkpoints")]
     players: Vec<String>,
     /// Every checkpoint of a run directory's `checkpoints/` as a player instead.
@@ -132,23 +169,25 @@ pub struct TournamentArgs {
 
 /// Runs `damas match`.
 pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
+    let players = [args.first, args.second];
     let options = MatchOptions {
-        arena: args.common.options("runs/arena/match")?,
-        players: [args.first, args.second],
+        arena: args
+            .common
+            .options(args.variant, "runs/arena/match", &players)?,
+        players,
         games: args.games,
         sprt: args.sprt,
     };
     let progress = args.common.bar(args.games as usize);
     let summary = play_match(&options, &mut |p: &Progress| {
-        progress.set_position(p.done as u64);
-        progress.set_message(p.message.clone());
+        args.common.show(&progress, p, "match");
     });
     progress.finish_and_clear();
     let summary = summary?;
     let wdl = summary.first;
     let [first, second] = &summary.names;
-    println!("{first} vs {second}");
-    println!(
+    outln!("{first} vs {second}");
+    outln!(
         "games {}: +{} ={} -{} for {first}, score {:.1}%, {}",
         wdl.games(),
         wdl.wins,
@@ -159,7 +198,7 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
     );
     if let Some((sprt, llr, verdict)) = summary.sprt {
         let (low, high) = sprt.bounds();
-        println!(
+        outln!(
             "SPRT elo0={} elo1={} alpha={} beta={}: LLR {llr:.2} (bounds {low:.2}, {high:.2}): {}",
             sprt.elo0,
             sprt.elo1,
@@ -172,21 +211,31 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
             }
         );
     }
-    println!("results in {}", summary.out.display());
+    outln!("results in {}", summary.out.display());
     Ok(())
 }
 
 /// Runs `damas tournament`.
 pub fn run_tournament(args: TournamentArgs) -> anyhow::Result<()> {
-    let (players, checkpoints) = match &args.checkpoints {
+    let (variant, players, checkpoints) = match &args.checkpoints {
         Some(dir) => {
-            let (players, numbers) = checkpoint_players(dir, args.every, args.sims)?;
-            (players, Some(numbers))
+            let found = checkpoint_players(dir, args.every, args.sims, args.variant)?;
+            (found.variant, found.players, Some(found.numbers))
         }
-        None => (args.players.clone(), None),
+        None => {
+            let variant = args
+                .variant
+                .expect("clap demands --variant without --checkpoints");
+            (variant, args.players.clone(), None)
+        }
+    };
+    let root = if args.gauntlet {
+        "runs/arena/gauntlet"
+    } else {
+        "runs/arena/tournament"
     };
     let options = TournamentOptions {
-        arena: args.common.options("runs/arena/tournament")?,
+        arena: args.common.options(variant, root, &players)?,
         players,
         checkpoints,
         rounds: args.rounds,
@@ -199,13 +248,11 @@ pub fn run_tournament(args: TournamentArgs) -> anyhow::Result<()> {
     };
     let progress = args.common.bar(0);
     let summary = play_tournament(&options, &mut |p: &Progress| {
-        progress.set_length(p.total as u64);
-        progress.set_position(p.done as u64);
-        progress.set_message(p.message.clone());
+        args.common.show(&progress, p, "tournament");
     });
     progress.finish_and_clear();
     let summary = summary?;
-    print!("{}", summary.crosstable());
-    println!("results in {}", summary.out.display());
+    out!("{}", summary.crosstable());
+    outln!("results in {}", summary.out.display());
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! strength against training time.
 
 use crate::args::{DeviceArgs, SizeArgs};
+use crate::out::{out, outln};
 use crate::train::Bars;
 use damas_rules::Variant;
 use damas_train::ConfigFile;
@@ -141,13 +142,18 @@ fn engine(args: EngineArgs) {
         Some(v) => vec![v],
         None => damas_engine::bench::families(),
     };
-    println!(
+    outln!(
         "{:<14} {:>6} {:>10} {:>12} {:>9} {:>12}",
-        "variant", "depth", "positions", "nodes", "seconds", "nodes/s"
+        "variant",
+        "depth",
+        "positions",
+        "nodes",
+        "seconds",
+        "nodes/s"
     );
     for variant in variants {
         let bench = damas_engine::bench::bench(variant, args.depth, args.positions);
-        println!(
+        outln!(
             "{:<14} {:>6} {:>10} {:>12} {:>9.3} {:>12.0}",
             variant.name(),
             bench.depth,
@@ -173,7 +179,7 @@ fn selfplay(args: SelfPlayArgs) -> anyhow::Result<()> {
         device: args.device.device,
     };
     let bench = selfplay_bench(&options)?;
-    println!(
+    outln!(
         "network {}x{} on {}, device {} ({:.1} MFLOP per position); one core's peak {:.0} \
          GFLOP/s ({} flop/cycle x {:.2} GHz)",
         options.size.blocks,
@@ -185,13 +191,13 @@ fn selfplay(args: SelfPlayArgs) -> anyhow::Result<()> {
         bench.flops_per_cycle,
         bench.ghz
     );
-    println!(
+    outln!(
         "evals/s: the path self-play takes (on the CPU the folded pass, on one core; add \
          workers to use more); burn ({} threads) and tract (the exported ONNX model) run the \
          same network",
         bench.threads
     );
-    println!(
+    outln!(
         "{:>6} {:>10} {:>9} {:>8} {:>13} {:>13} {:>10} {:>11}",
         "batch",
         "evals/s",
@@ -204,7 +210,7 @@ fn selfplay(args: SelfPlayArgs) -> anyhow::Result<()> {
     );
     for row in &bench.batches {
         let gflops = row.evals_per_second * bench.flops_per_position / 1e9;
-        println!(
+        outln!(
             "{:>6} {:>10.0} {gflops:>9.2} {:>7.1}% {:>13.0} {:>13.0} {:>9.2}x {:>10.2}x",
             row.batch,
             row.evals_per_second,
@@ -216,7 +222,7 @@ fn selfplay(args: SelfPlayArgs) -> anyhow::Result<()> {
         );
     }
     let stats = &bench.stats;
-    println!(
+    outln!(
         "selfplay: {} games, {} plies, {} samples in {:.1}s: {:.1} positions/s, \
          {:.0} evals/s, mean batch {:.1}",
         stats.games,
@@ -228,14 +234,14 @@ fn selfplay(args: SelfPlayArgs) -> anyhow::Result<()> {
         bench.evaluations as f64 / bench.network_batches.max(1) as f64
     );
     let inside = bench.network_seconds / bench.seconds;
-    println!(
+    outln!(
         "selfplay: time in the network {:.1}%, outside it (tree, moves, encoding) {:.1}% \
          (goal: at most 15%)",
         100.0 * inside,
         100.0 * (1.0 - inside)
     );
     let (edges, nodes, bytes) = bench.tree;
-    println!(
+    outln!(
         "tree: {} bytes per edge, {} per node; 800 simulations from the start: {edges} edges, \
          {nodes} nodes, {} KiB",
         bench.edge_bytes,
@@ -264,8 +270,8 @@ fn learning(args: LearningArgs) -> anyhow::Result<()> {
     };
     let mut bars = Bars::new(args.quiet);
     let curve = learning_curve(&options, &mut bars)?;
-    print!("{}", curve.table());
-    println!(
+    out!("{}", curve.table());
+    outln!(
         "curve: {} and {}",
         out.join("curve.json").display(),
         out.join("curve.png").display()
@@ -283,7 +289,7 @@ fn train(args: TrainArgs) -> anyhow::Result<()> {
         device: args.device.device,
     };
     let bench = train_bench(&options)?;
-    println!(
+    outln!(
         "train {} {}x{} batch {} on {} ({} CPU threads): {:.0} samples/s ({:.3} s/step), \
          about {:.1} GFLOP/s",
         options.variant,
@@ -296,7 +302,7 @@ fn train(args: TrainArgs) -> anyhow::Result<()> {
         bench.seconds_per_step,
         bench.gflops,
     );
-    println!(
+    outln!(
         "the network's forward and backward passes alone: {:.0} samples/s; a full step \
          (targets, losses, metrics, optimiser too) runs at {:.0}% of that rate",
         bench.passes_per_second,

@@ -1,7 +1,8 @@
 //! `damas moves`: the legal moves of a position, sorted, as text or JSON lines.
 
+use crate::out::outln;
 use anyhow::Context;
-use damas_rules::notation::{full_path, hub, pdn, square_number};
+use damas_rules::notation::{full_path, hub, pdn, sort_moves, square_number};
 use damas_rules::{MoveList, Rules, VariantVisitor, legal_moves, to_fen};
 use serde::Serialize;
 
@@ -35,7 +36,9 @@ impl VariantVisitor for Run<'_> {
         let position = self.0.position.position::<V>().context("invalid --fen")?;
         let mut list = MoveList::new();
         legal_moves::<V>(&position, &mut list);
-        let mut records: Vec<MoveRecord> = list
+        let mut sorted = list.clone();
+        sort_moves::<V, _>(&mut sorted, |mv| mv);
+        let records: Vec<MoveRecord> = sorted
             .iter()
             .map(|mv| {
                 let mut captured: Vec<u32> = mv.captured().map(square_number::<V>).collect();
@@ -51,21 +54,21 @@ impl VariantVisitor for Run<'_> {
                 }
             })
             .collect();
-        records.sort_by(|a, b| (a.from, a.to, &a.captured).cmp(&(b.from, b.to, &b.captured)));
         for record in &records {
             if self.0.json {
-                println!("{}", serde_json::to_string(record)?);
+                outln!("{}", serde_json::to_string(record)?);
             } else {
-                println!("{}", record.pdn);
+                outln!("{}", record.pdn);
             }
         }
         if !self.0.json {
-            eprintln!("{} legal moves", records.len());
+            eprintln!("{}", crate::board::count(records.len(), "legal move"));
         }
         Ok(())
     }
 }
 
+/// Runs `damas moves`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     args.position.variant.visit(Run(&args))
 }

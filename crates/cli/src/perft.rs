@@ -1,7 +1,8 @@
 //! `damas perft`: leaf counts per depth with time and speed, optionally divided by first move.
 
+use crate::out::outln;
 use anyhow::Context;
-use damas_rules::notation::pdn;
+use damas_rules::notation::{pdn, sort_moves};
 use damas_rules::{
     Duplicates, MoveList, Rules, VariantVisitor, divide, legal_moves, perft, to_fen,
 };
@@ -68,14 +69,15 @@ impl VariantVisitor for Run<'_> {
             divide: Vec::new(),
         };
         if !args.json {
-            println!(
+            outln!(
                 "{} {} ({} duplicates)",
                 V::NAME,
                 report.fen,
                 report.duplicates
             );
         }
-        for depth in 1..=args.depth {
+        // Depth 0 counts the position itself: one leaf.
+        for depth in args.depth.min(1)..=args.depth {
             let started = Instant::now();
             let nodes = perft::<V>(&position, depth, args.duplicates);
             let seconds = started.elapsed().as_secs_f64();
@@ -86,7 +88,7 @@ impl VariantVisitor for Run<'_> {
                 nodes_per_second: nodes as f64 / seconds.max(1e-9),
             };
             if !args.json {
-                println!(
+                outln!(
                     "depth {:2}  {:>14}  {:9.3} s  {:8.2} Mnodes/s",
                     depth,
                     nodes,
@@ -99,10 +101,12 @@ impl VariantVisitor for Run<'_> {
         if args.divide && args.depth > 0 {
             let mut legal = MoveList::new();
             legal_moves::<V>(&position, &mut legal);
-            for (mv, nodes) in divide::<V>(&position, args.depth, args.duplicates) {
+            let mut divided = divide::<V>(&position, args.depth, args.duplicates);
+            sort_moves::<V, _>(&mut divided, |(mv, _)| mv);
+            for (mv, nodes) in divided {
                 let name = pdn::<V>(&position, &mv, &legal);
                 if !args.json {
-                    println!("{name:>12}  {nodes}");
+                    outln!("{name:>12}  {nodes}");
                 }
                 report.divide.push(DivideRecord {
                     r#move: name,
@@ -111,12 +115,13 @@ impl VariantVisitor for Run<'_> {
             }
         }
         if args.json {
-            println!("{}", serde_json::to_string(&report)?);
+            outln!("{}", serde_json::to_string(&report)?);
         }
         Ok(())
     }
 }
 
+/// Runs `damas perft`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     args.position.variant.visit(Run(&args))
 }

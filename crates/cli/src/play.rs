@@ -1,11 +1,12 @@
 //! `damas play`: a human against any arena player (random, alpha-beta, a network, an outside
 //! engine) in the terminal.
 
+use crate::out::{out, outln};
 use anyhow::Context;
 use damas_arena::{PlayerSettings, PlayerSpec};
-use damas_rules::notation::pdn;
+use damas_rules::notation::{pdn, sorted_legal_moves};
 use damas_rules::{Color, Game, Rules, VariantVisitor, parse_move, to_fen};
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 
 /// Arguments of `damas play`.
 #[derive(clap::Args)]
@@ -43,16 +44,14 @@ impl VariantVisitor for Run<'_> {
         opponent.new_game();
         let stdin = std::io::stdin();
         let mut lines = stdin.lock().lines();
-        println!(
-            "{}: you play {}. Type a move (`32-28`, `28x19`, full path or Hub form), `moves`, `fen` or `quit`.",
-            V::NAME,
-            args.color
-        );
+        outln!("{}: you play {}.", V::NAME, args.color);
+        outln!("{}", crate::board::legend::<V>(game.position()));
+        let mut shown_help = false;
         loop {
             let position = *game.position();
-            println!("\n{}", crate::board::draw::<V>(&position));
+            outln!("\n{}", crate::board::draw::<V>(&position));
             if let Some(outcome) = game.outcome() {
-                println!(
+                outln!(
                     "Game over: {outcome} ({})",
                     outcome.pdn_result::<V::Geometry>()
                 );
@@ -70,38 +69,54 @@ impl VariantVisitor for Run<'_> {
                 } else {
                     format!(" ({})", answer.info)
                 };
-                println!(
+                outln!(
                     "Opponent plays {}{report}",
                     pdn::<V>(&position, &answer.mv, &legal)
                 );
                 game.play(&answer.mv);
                 continue;
             }
+            // The legal moves, in the order every listing uses, written as the variant writes
+            // them: the help's examples are two of them, so they fit the variant by construction.
+            let names: Vec<String> = sorted_legal_moves::<V>(&position)
+                .iter()
+                .map(|mv| pdn::<V>(&position, mv, &legal))
+                .collect();
+            let help = || {
+                let examples: Vec<String> =
+                    names.iter().take(2).map(|n| format!("`{n}`")).collect();
+                outln!(
+                    "Type a move such as {} (a full path or the Hub form also works), \
+                     `moves`, `fen` or `quit`.",
+                    examples.join(" or ")
+                );
+            };
+            if !shown_help {
+                help();
+                shown_help = true;
+            }
             loop {
-                print!("{} to move> ", position.turn());
-                std::io::stdout().flush()?;
+                out!("{} to move> ", position.turn());
                 let Some(line) = lines.next() else {
-                    println!("\nInput closed; leaving the game.");
+                    outln!("\nInput closed; leaving the game.");
                     return Ok(());
                 };
                 let line = line?;
                 match line.trim() {
                     "" => continue,
                     "quit" | "exit" => return Ok(()),
-                    "fen" => println!("{}", to_fen::<V>(&position)),
-                    "moves" | "help" | "?" => {
-                        let names: Vec<String> = legal
-                            .iter()
-                            .map(|mv| pdn::<V>(&position, mv, &legal))
-                            .collect();
-                        println!("legal moves: {}", names.join(" "));
+                    "fen" => outln!("{}", to_fen::<V>(&position)),
+                    "moves" => outln!("legal moves: {}", names.join(" ")),
+                    "help" | "?" => {
+                        help();
+                        outln!("legal moves: {}", names.join(" "));
                     }
                     text => match parse_move::<V>(&position, text) {
                         Ok(mv) => {
                             game.play(&mv);
                             break;
                         }
-                        Err(error) => println!("error: {error}"),
+                        Err(error) => outln!("error: {error}"),
                     },
                 }
             }
@@ -109,6 +124,7 @@ impl VariantVisitor for Run<'_> {
     }
 }
 
+/// Runs `damas play`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     args.position.variant.visit(Run(&args))
 }

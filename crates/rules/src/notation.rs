@@ -197,6 +197,33 @@ pub fn hub<V: Rules>(mv: &Move<V::Geometry>) -> String {
     text
 }
 
+/// The order every listing of moves uses (`damas moves`, `perft --divide`, `play`): by the PDN
+/// numbers of the start square, then of the end square, then of the captured squares.
+pub fn move_order_key<V: Rules>(mv: &Move<V::Geometry>) -> (u32, u32, Vec<u32>, bool) {
+    let mut captured: Vec<u32> = mv.captured().map(square_number::<V>).collect();
+    captured.sort_unstable();
+    (
+        square_number::<V>(mv.from()),
+        square_number::<V>(mv.to()),
+        captured,
+        mv.promotes(),
+    )
+}
+
+/// Sorts `items`, each carrying the move `move_of` returns, in [`move_order_key`]'s order.
+pub fn sort_moves<V: Rules, T>(items: &mut [T], move_of: impl Fn(&T) -> &Move<V::Geometry>) {
+    items.sort_by_cached_key(|item| move_order_key::<V>(move_of(item)));
+}
+
+/// The legal moves of `position` in [`move_order_key`]'s order.
+pub fn sorted_legal_moves<V: Rules>(position: &Position<V::Geometry>) -> Vec<Move<V::Geometry>> {
+    let mut legal = MoveList::new();
+    movegen::legal_moves::<V>(position, &mut legal);
+    let mut moves = legal.to_vec();
+    sort_moves::<V, _>(&mut moves, |mv| mv);
+    moves
+}
+
 /// Why a move string was not accepted.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ParseMoveError {
@@ -289,7 +316,7 @@ pub fn parse_move<V: Rules>(
         [mv] => Ok(*mv),
         [] => Err(ParseMoveError::Illegal {
             input: input.to_string(),
-            legal: legal
+            legal: sorted_legal_moves::<V>(position)
                 .iter()
                 .map(|mv| pdn::<V>(position, mv, &legal))
                 .collect::<Vec<_>>()
