@@ -87,6 +87,155 @@ fn hub_session_line_by_line() {
     assert!(child.wait().unwrap().success());
 }
 
+/// A `damas hub` child driven line by line, every read bounded so that a missing reply fails the
+/// test instead of hanging it.
+struct HubChild {
+    child: std::process::Child,
+    input: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl HubChild {
+    fn start() -> Self {
+        use std::io::{BufRead, BufReader};
+        let mut child = Command::new(env!("CARGO_BIN_EXE_damas"))
+            .args(["hub", "--tt", "4"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("damas hub starts");
+        let input = child.stdin.take().unwrap();
+        let output = child.stdout.take().unwrap();
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(output).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        HubChild {
+            child,
+            input,
+            lines,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.input, "{line}").unwrap();
+        self.input.flush().unwrap();
+    }
+
+    /// The next line; a guard against hangs only, far above any reply's time.
+    fn next(&self) -> String {
+        self.lines
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .expect("a reply from damas hub")
+    }
+
+    /// Reads a search's `info` lines up to its `done`; returns the depths reported and `done`.
+    fn search(&self) -> (Vec<u32>, String) {
+        let mut depths = Vec::new();
+        loop {
+            let line = self.next();
+            let Some(info) = line.strip_prefix("info ") else {
+                return (depths, line);
+            };
+            let depth = info
+                .split_whitespace()
+                .find_map(|word| word.strip_prefix("depth="))
+                .expect("an alpha-beta info line has a depth");
+            depths.push(depth.parse().unwrap());
+        }
+    }
+
+    /// Asserts that the commands sent so far printed nothing more (no error line).
+    fn quiet(&mut self) {
+        self.send("ping");
+        assert_eq!(self.next(), "pong");
+    }
+}
+
+/// The Hub details a new user meets: a level lasts until the next one (so a second `go think`
+/// ends by itself), a rejected `pos` is counted as typed and leaves no position to search
+/// silently, and `pos start` is the start position while `start=...` is refused.
+#[test]
+fn hub_levels_last_and_bad_positions_are_not_searched() {
+    let mut hub = HubChild::start();
+    hub.send("hub");
+    while hub.next() != "wait" {}
+    hub.send("init");
+    assert_eq!(hub.next(), "ready");
+
+    // Before any level, `go think` refuses instead of searching until `stop`.
+    hub.send("go think");
+    let refused = hub.next();
+    assert!(
+        refused.starts_with("error message=\"go think needs a level first"),
+        "{refused}"
+    );
+
+    // A FEN where a Hub position belongs: 9 characters as typed, and the position is gone.
+    hub.send("pos pos=W:W28:B23");
+    let error = hub.next();
+    assert!(
+        error.starts_with("error message=\"bad position: a Hub position needs")
+            && error.contains("50 squares (51 characters), found 9 characters in `W:W28:B23`"),
+        "{error}"
+    );
+    hub.send("level depth=2");
+    hub.quiet();
+    for go in ["go think", "go analyze"] {
+        hub.send(go);
+        let refused = hub.next();
+        assert!(
+            refused.starts_with("error message=\"no position to search"),
+            "{go} after a rejected pos: {refused}"
+        );
+    }
+
+    // `start` is a flag; with a value it is refused, not ignored.
+    hub.send("pos start=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww");
+    let refused = hub.next();
+    assert!(
+        refused.starts_with("error message=\"`start=Wbbbb") && refused.contains("takes no value"),
+        "{refused}"
+    );
+    hub.send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww start");
+    assert!(hub.next().contains("send one of them"));
+    hub.send("pos start moves=\"32-28 19-23\"");
+    hub.quiet();
+
+    // One level, two searches: the second ends by itself under the same level.
+    hub.send("level depth=3");
+    hub.quiet();
+    for _ in 0..2 {
+        hub.send("go think");
+        let (depths, done) = hub.search();
+        assert_eq!(depths, [1, 2, 3]);
+        // White must take: 28x19 capturing 23 is the only legal move.
+        assert!(done.starts_with("done move=28x19x23"), "{done}");
+    }
+
+    // A rejected level leaves none: `go think` refuses rather than use the old one.
+    hub.send("level move-time=soon");
+    assert_eq!(
+        hub.next(),
+        "error message=\"`move-time=soon` is not a time in seconds\""
+    );
+    hub.send("go think");
+    let refused = hub.next();
+    assert!(refused.contains("the last level was rejected"), "{refused}");
+    hub.send("level");
+    assert!(hub.next().starts_with("error message=\"level needs"));
+    hub.send("level inc=2");
+    assert!(hub.next().contains("need `time=`"));
+
+    hub.send("quit");
+    assert!(hub.child.wait().unwrap().success());
+}
+
 /// Starts `damas dxp --listen 0` and returns the child with the address it printed.
 fn dxp_listener(extra: &[&str]) -> (std::process::Child, String) {
     use std::io::{BufRead, BufReader};

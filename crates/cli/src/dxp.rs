@@ -2,6 +2,7 @@
 //! messages with fixed-width fields; shared/reference/protocols.md). Any arena player can be
 //! the engine; the protocol itself is the arena's DXP server.
 
+use crate::out::outln;
 use damas_arena::dxp::server::{DxpOptions, DxpServer, connect};
 use damas_arena::{PlayerSettings, PlayerSpec};
 use damas_rules::{Color, Variant};
@@ -62,7 +63,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match (args.listen, &args.connect) {
         (Some(port), None) => {
             let server = DxpServer::bind(port)?;
-            println!("listening on {}", server.address()?);
+            outln!("listening on {}", server.address()?);
             server.serve(&options, &mut log)?;
         }
         (None, Some(address)) => connect(address, args.color, args.minutes, &options, &mut log)?,

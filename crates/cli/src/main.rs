@@ -40,6 +40,12 @@ enum Command {
     /// Play a game in the terminal.
     Play(play::Args),
     /// Run the alpha-beta engine (or a network with MCTS) behind the Hub protocol on stdin/stdout.
+    ///
+    /// A `level` lasts until the next one; `go think` before any level answers an error line
+    /// (`level infinite` searches until `stop`). A rejected `pos` leaves no position: `go`
+    /// answers an error until a `pos` is accepted. `pos start` is the start position. `info`
+    /// lines use Scan's units for both engines: score in men, time in seconds, nps in millions;
+    /// a network's score is 3·atanh(value) men, the value itself in `value=`.
     Hub(hub::Args),
     /// Play 10x10 engine matches over DXP (TCP).
     Dxp(dxp::Args),

@@ -2,15 +2,40 @@
 //! searched by MCTS. The search runs on its own thread so that `stop` and `ping` are answered
 //! while it thinks. The end of the input means quit: a running search is stopped and the
 //! server returns.
+//!
+//! Where the protocol leaves room, the server behaves as follows.
+//!
+//! - Levels last until the next `level`, which replaces the whole previous one. A GUI that sends
+//!   a level before each `go` (the Hub GUI, lidraughts) gets exactly that level; a second
+//!   `go think` without a new `level` searches under the same limits again. `go think` before
+//!   any `level`, or after a rejected one, answers an error line: it never searches until
+//!   `stop` unless asked with `level infinite`. `go ponder` and `go analyze` search until `stop`
+//!   (or `ponder-hit`) whatever the level.
+//! - A rejected `pos` leaves no position: the error line comes at once, and every `go` answers
+//!   an error line until a `pos` is accepted or `new-game` sets the start position, so the
+//!   engine never searches the previous position silently. Lengths in its error are counted
+//!   as typed, side to move included.
+//! - `pos start` is the variant's start position (as in Scan), as is `pos` without `pos=`;
+//!   `moves=` are played from it. Any other argument is refused.
+//! - `info` lines use Scan's units for both engines: `score` in men for the side to move,
+//!   `time` in seconds, `nps` in millions of nodes per second. The alpha-beta engine's score is
+//!   its hundredths of a man over 100 (a forced result is ±(300 − plies to it / 100), so
+//!   beyond ±290). For a network a node is one MCTS simulation, and the score is the root value
+//!   v in [-1, 1] in men, 3·atanh(v): the inverse of the `tanh(score / 3 men)` that turns
+//!   engine scores into values elsewhere, at most about ±14.9 men. The value itself is an
+//!   extra `value=` field.
 
-use super::{Message, error_line};
+use super::{Message, MessageError, error_line};
 use damas_engine::{Clock, EngineConfig, Limits, SearchInfo, Searcher};
 use damas_mcts::tree::Tree;
 use damas_mcts::{Evaluator, RootNoise, Search, SearchConfig};
 use damas_models::{Model, ModelError, model_variant};
 use damas_nn::Device;
 use damas_rules::notation::hub as hub_move;
-use damas_rules::{Game, Rules, Variant, VariantVisitor, parse_hub, parse_move};
+use damas_rules::{
+    Game, Geometry, ParseFenError, ParseMoveError, Position, Rules, Variant, VariantVisitor,
+    parse_hub, parse_move,
+};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -63,13 +88,179 @@ pub enum ServeError {
     Input(#[source] std::io::Error),
 }
 
+/// Why a command is answered with an `error` line instead of being carried out.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    /// The line is not a Hub message.
+    #[error("cannot read `{line}`: {reason}")]
+    Unreadable {
+        /// The line as received.
+        line: String,
+        /// What is wrong with it.
+        reason: MessageError,
+    },
+    /// A command this server does not know.
+    #[error("unknown command `{0}`")]
+    UnknownCommand(String),
+    /// `set-param` without its name or value.
+    #[error("set-param needs name= and value=")]
+    SetParamArguments,
+    /// A parameter this server does not have.
+    #[error("unknown parameter `{0}`")]
+    UnknownParameter(String),
+    /// `set-param name=variant` after `init`.
+    #[error("the variant can only be set before init")]
+    VariantAfterInit,
+    /// A variant name that is not one.
+    #[error("{0}")]
+    UnknownVariant(String),
+    /// A variant other than the model's.
+    #[error("the model plays {model}, not {asked}")]
+    ModelVariant {
+        /// The model's variant.
+        model: &'static str,
+        /// The variant asked for.
+        asked: &'static str,
+    },
+    /// A transposition table size out of range.
+    #[error("tt-size must be 1..4096, not `{0}`")]
+    TtSize(String),
+    /// A game command before `init`.
+    #[error("`{0}` before init")]
+    BeforeInit(String),
+    /// A command that needs the engine idle, sent while it searches.
+    #[error("`{0}` while searching: send stop first")]
+    WhileSearching(String),
+    /// `pos=` is not one character for the side to move and one per square.
+    #[error(
+        "bad position: a Hub position needs the side to move and {squares} squares ({} \
+         characters), found {found} characters in `{text}`{}",
+        .squares + 1,
+        fen_hint(.text)
+    )]
+    PositionLength {
+        /// Squares of the variant's board.
+        squares: usize,
+        /// Characters given, side to move included.
+        found: usize,
+        /// The position as given.
+        text: String,
+    },
+    /// `pos=` has the right length but is not a position.
+    #[error("bad position: {0}")]
+    Position(ParseFenError),
+    /// A move of `moves=` is not legal where it is played.
+    #[error("bad move: {0}")]
+    Move(ParseMoveError),
+    /// `start` given a value.
+    #[error(
+        "`start={0}`: `start` takes no value (`pos start` is the variant's start position; a \
+         Hub position goes in `pos=`)"
+    )]
+    StartValue(String),
+    /// Both `start` and `pos=`.
+    #[error("`pos start` and `pos=` both give the position: send one of them")]
+    StartAndPosition,
+    /// An argument `pos` does not take.
+    #[error("unknown pos argument `{0}`: expected `pos=`, `moves=` or `start`")]
+    PosArgument(String),
+    /// `go` after a rejected `pos`.
+    #[error(
+        "no position to search: the last pos was rejected; send pos again (or new-game for the \
+         start position)"
+    )]
+    NoPosition,
+    /// A `level` key or flag this server does not know.
+    #[error("unknown level `{0}`")]
+    UnknownLevel(String),
+    /// A `level` time that is not a number of seconds.
+    #[error("`{key}={value}` is not a time in seconds")]
+    LevelTime {
+        /// The key.
+        key: &'static str,
+        /// Its value as given.
+        value: String,
+    },
+    /// A `level` count that is not a whole number.
+    #[error("`{key}={value}` is not a number")]
+    LevelNumber {
+        /// The key.
+        key: &'static str,
+        /// Its value as given.
+        value: String,
+    },
+    /// `level` with nothing in it.
+    #[error("level needs depth=, nodes=, move-time=, time= (with inc=, moves=) or infinite")]
+    EmptyLevel,
+    /// `level infinite` with limits.
+    #[error("`level infinite` takes no limits")]
+    InfiniteWithLimits,
+    /// `inc=` or `moves=` without `time=`.
+    #[error("`inc=` and `moves=` need `time=`, the time left on the clock")]
+    ClockWithoutTime,
+    /// `depth=` for a network, whose search has no depth.
+    #[error("a network's search has no depth: use nodes= (simulations), move-time= or time=")]
+    DepthForNetwork,
+    /// `go think` before any `level`.
+    #[error(
+        "go think needs a level first: `level move-time=1`, `level depth=8`, `level nodes=N`, \
+         `level time=T inc=I`, or `level infinite` to search until stop"
+    )]
+    NoLevel,
+    /// `go think` after a rejected `level`.
+    #[error("no level: the last level was rejected; send level again before go think")]
+    LevelRejected,
+    /// A `go` mode other than think, ponder and analyze.
+    #[error("unknown go mode `{0}`: expected think, ponder or analyze")]
+    GoMode(String),
+}
+
+/// A hint after a position of the wrong length that looks like a FEN.
+fn fen_hint(text: &str) -> &'static str {
+    if text.contains(':') {
+        " (that is a FEN; the Hub wants one character per square, or `pos start`)"
+    } else {
+        ""
+    }
+}
+
 /// How often a long MCTS search reports its progress.
 const INFO_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Men per unit of atanh(value): engine scores become values as `tanh(score / 3 men)`
+/// (`damas_selfplay::score_to_value`, `StaticEvaluator`), so a network's value is shown as
+/// `3 * atanh(value)` men.
+const MEN_PER_ATANH: f64 = 3.0;
+
+/// The largest value magnitude converted to men: 1 would be infinite.
+const VALUE_CLAMP: f64 = 0.9999;
+
+/// A network's value for the side to move (-1 to 1) as a score in men, Scan's `score` unit.
+fn value_to_men(value: f32) -> f64 {
+    // atanh of the magnitude, so that a value and its negation read as opposite scores
+    // exactly (the library's atanh is not odd to the last bit).
+    let value = f64::from(value);
+    MEN_PER_ATANH * value.abs().min(VALUE_CLAMP).atanh().copysign(value)
+}
+
+/// `count` per `seconds` in millions, Scan's `nps` unit: one decimal from a million up, three
+/// significant digits below, so that a network's few thousand simulations a second do not
+/// print as `0.0`.
+fn millions_per_second(count: u64, seconds: f64) -> String {
+    let rate = count as f64 / seconds.max(1e-9) / 1e6;
+    if rate >= 1.0 || rate <= 0.0 {
+        return format!("{rate:.1}");
+    }
+    let decimals = (2 - rate.log10().floor() as i32).clamp(1, 9) as usize;
+    format!("{rate:.decimals$}")
+}
 
 /// The parts of the protocol that depend on the variant and the engine.
 trait Session: Send {
     fn new_game(&mut self);
-    fn set_position(&mut self, position: Option<&str>, moves: &[&str]) -> Result<(), String>;
+    fn set_position(&mut self, position: Option<&str>, moves: &[&str]) -> Result<(), CommandError>;
+    /// Refuses a level this engine cannot search under.
+    fn check_level(&self, limits: &Limits) -> Result<(), CommandError>;
     /// Starts a search on its own thread; `answered` is set just before `done` is written.
     fn go(&mut self, limits: Limits, answered: Arc<AtomicBool>) -> JoinHandle<()>;
     /// The flag that stops the running search.
@@ -77,17 +268,60 @@ trait Session: Send {
 }
 
 /// The game given by a `pos` command: a Hub position (the variant's start if none), then moves.
-fn game_from<V: Rules>(position: Option<&str>, moves: &[&str]) -> Result<Game<V>, String> {
+fn game_from<V: Rules>(position: Option<&str>, moves: &[&str]) -> Result<Game<V>, CommandError> {
     let start = match position {
-        Some(text) => parse_hub::<V>(text).map_err(|e| format!("bad position: {e}"))?,
-        None => damas_rules::Position::initial::<V>(),
+        Some(text) => {
+            let text = text.trim();
+            let squares = V::Geometry::SQUARES as usize;
+            // Counted here as typed: the rules' parser counts only what follows the side to move.
+            let found = text.chars().count();
+            if found != squares + 1 {
+                return Err(CommandError::PositionLength {
+                    squares,
+                    found,
+                    text: text.to_string(),
+                });
+            }
+            parse_hub::<V>(text).map_err(CommandError::Position)?
+        }
+        None => Position::initial::<V>(),
     };
     let mut game = Game::<V>::from_position(start);
     for text in moves {
-        let mv = parse_move::<V>(game.position(), text).map_err(|e| format!("bad move: {e}"))?;
+        let mv = parse_move::<V>(game.position(), text).map_err(CommandError::Move)?;
         game.play(&mv);
     }
     Ok(game)
+}
+
+/// What a `pos` command asks for: a Hub position (none: the variant's start) and the moves
+/// played from it.
+fn pos_arguments(message: &Message) -> Result<(Option<&str>, Vec<&str>), CommandError> {
+    let mut keys: Vec<&String> = message.values.keys().collect();
+    keys.sort();
+    for key in keys {
+        match key.as_str() {
+            "pos" | "moves" => {}
+            "start" => return Err(CommandError::StartValue(message.values[key].clone())),
+            other => return Err(CommandError::PosArgument(other.to_string())),
+        }
+    }
+    let mut start = false;
+    for flag in &message.flags {
+        match flag.as_str() {
+            "start" => start = true,
+            other => return Err(CommandError::PosArgument(other.to_string())),
+        }
+    }
+    let position = message.value("pos");
+    if start && position.is_some() {
+        return Err(CommandError::StartAndPosition);
+    }
+    let moves = message
+        .value("moves")
+        .map(|m| m.split_whitespace().collect())
+        .unwrap_or_default();
+    Ok((position, moves))
 }
 
 struct AlphaBetaSession<V: Rules> {
@@ -100,11 +334,18 @@ struct AlphaBetaSession<V: Rules> {
 impl<V: Rules> Session for AlphaBetaSession<V> {
     fn new_game(&mut self) {
         self.game = Game::new();
-        self.searcher.lock().expect("searcher lock").clear();
+        self.searcher
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clear();
     }
 
-    fn set_position(&mut self, position: Option<&str>, moves: &[&str]) -> Result<(), String> {
+    fn set_position(&mut self, position: Option<&str>, moves: &[&str]) -> Result<(), CommandError> {
         self.game = game_from(position, moves)?;
+        Ok(())
+    }
+
+    fn check_level(&self, _: &Limits) -> Result<(), CommandError> {
         Ok(())
     }
 
@@ -114,7 +355,9 @@ impl<V: Rules> Session for AlphaBetaSession<V> {
         let game = self.game.clone();
         let lines = self.lines.clone();
         std::thread::spawn(move || {
-            let mut searcher = searcher.lock().expect("searcher lock");
+            let mut searcher = searcher
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
             let result = searcher.search(&game, &limits, |info| lines.say(&info_line::<V>(info)));
             // The GUI may send its next command as soon as it reads `done`: the main loop must
             // already see this search as over by then.
@@ -143,18 +386,18 @@ fn info_line<V: Rules>(info: &SearchInfo<V::Geometry>) -> String {
     let seconds = info.time.as_secs_f64();
     let pv: Vec<String> = info.pv.iter().map(hub_move::<V>).collect();
     format!(
-        "info depth={} score={:.2} nodes={} time={:.3} nps={:.1} pv=\"{}\"",
+        "info depth={} score={:.2} nodes={} time={:.3} nps={} pv=\"{}\"",
         info.depth,
-        info.score as f64 / 100.0,
+        f64::from(info.score) / 100.0,
         info.nodes,
         seconds,
-        info.nodes as f64 / seconds.max(1e-9) / 1e6,
+        millions_per_second(info.nodes, seconds),
         pv.join(" ")
     )
 }
 
 /// A network searched by MCTS: `level nodes=N` sets the simulations; `move-time` and `time`
-/// budget the search as for the alpha-beta engine; with neither, it runs until `stop`.
+/// budget the search as for the alpha-beta engine; `level infinite` runs it until `stop`.
 struct MctsSession<V: Rules> {
     game: Game<V>,
     evaluator: Arc<dyn Evaluator<V>>,
@@ -170,9 +413,16 @@ impl<V: Rules> Session for MctsSession<V> {
         self.game = Game::new();
     }
 
-    fn set_position(&mut self, position: Option<&str>, moves: &[&str]) -> Result<(), String> {
+    fn set_position(&mut self, position: Option<&str>, moves: &[&str]) -> Result<(), CommandError> {
         self.game = game_from(position, moves)?;
         Ok(())
+    }
+
+    fn check_level(&self, limits: &Limits) -> Result<(), CommandError> {
+        match limits.depth {
+            Some(_) => Err(CommandError::DepthForNetwork),
+            None => Ok(()),
+        }
     }
 
     fn go(&mut self, limits: Limits, answered: Arc<AtomicBool>) -> JoinHandle<()> {
@@ -220,7 +470,8 @@ impl<V: Rules> Session for MctsSession<V> {
     }
 }
 
-/// An `info` line of MCTS: simulations as nodes, the root value (-1 to 1) as score, the most
+/// An `info` line of MCTS in the alpha-beta engine's units: the root value in men as score
+/// (and as itself, `value=`), simulations as nodes, millions of them per second, the most
 /// visited move.
 fn mcts_info_line<V: Rules>(search: &Search<V>, started: Instant) -> String {
     let report = search.report();
@@ -230,11 +481,12 @@ fn mcts_info_line<V: Rules>(search: &Search<V>, started: Instant) -> String {
         .map(|i| hub_move::<V>(&report.moves[i]))
         .unwrap_or_default();
     format!(
-        "info score={:.3} nodes={} time={:.3} nps={:.1} pv=\"{pv}\"",
+        "info score={:.2} value={:.3} nodes={} time={:.3} nps={} pv=\"{pv}\"",
+        value_to_men(report.value),
         report.value,
         report.simulations,
         seconds,
-        report.simulations as f64 / seconds.max(1e-9),
+        millions_per_second(u64::from(report.simulations), seconds),
     )
 }
 
@@ -282,49 +534,97 @@ impl VariantVisitor for NewMcts<'_> {
     }
 }
 
-/// The limits of the next search, as `level` sets them.
-fn parse_level(message: &Message) -> Result<Limits, String> {
-    let seconds = |key: &str| -> Result<Option<Duration>, String> {
+/// The keys `level` takes.
+const LEVEL_KEYS: [&str; 6] = ["depth", "nodes", "move-time", "time", "inc", "moves"];
+
+/// The limits a `level` command sets (`level infinite`: none).
+fn parse_level(message: &Message) -> Result<Limits, CommandError> {
+    let unknown_key = message
+        .values
+        .keys()
+        .filter(|k| !LEVEL_KEYS.contains(&k.as_str()))
+        .min();
+    let unknown_flag = message.flags.iter().find(|f| f.as_str() != "infinite");
+    if let Some(unknown) = unknown_key.or(unknown_flag) {
+        return Err(CommandError::UnknownLevel(unknown.clone()));
+    }
+    if !message.flags.is_empty() {
+        return match message.values.is_empty() {
+            true => Ok(Limits::default()),
+            false => Err(CommandError::InfiniteWithLimits),
+        };
+    }
+    if message.values.is_empty() {
+        return Err(CommandError::EmptyLevel);
+    }
+    let seconds = |key: &'static str| -> Result<Option<Duration>, CommandError> {
         message
             .value(key)
             .map(|v| {
                 v.parse::<f64>()
                     .ok()
                     .and_then(|s| Duration::try_from_secs_f64(s).ok())
-                    .ok_or_else(|| format!("`{key}={v}` is not a time in seconds"))
+                    .ok_or_else(|| CommandError::LevelTime {
+                        key,
+                        value: v.to_string(),
+                    })
             })
             .transpose()
     };
-    let number = |key: &str| -> Result<Option<u64>, String> {
+    let number = |key: &'static str| -> Result<Option<u64>, CommandError> {
         message
             .value(key)
             .map(|v| {
-                v.parse::<u64>()
-                    .map_err(|_| format!("`{key}={v}` is not a number"))
+                v.parse::<u64>().map_err(|_| CommandError::LevelNumber {
+                    key,
+                    value: v.to_string(),
+                })
+            })
+            .transpose()
+    };
+    let count = |key: &'static str| -> Result<Option<u32>, CommandError> {
+        number(key)?
+            .map(|n| {
+                u32::try_from(n).map_err(|_| CommandError::LevelNumber {
+                    key,
+                    value: n.to_string(),
+                })
             })
             .transpose()
     };
     let mut limits = Limits {
-        depth: number("depth")?.map(|d| d as u32),
+        depth: count("depth")?,
         nodes: number("nodes")?,
         move_time: seconds("move-time")?,
         clock: None,
     };
-    if let Some(remaining) = seconds("time")? {
-        limits.clock = Some(Clock {
-            remaining,
-            increment: seconds("inc")?.unwrap_or_default(),
-            moves_to_go: number("moves")?.map(|m| m as u32),
-        });
-    }
-    if let Some(unknown) = message
-        .values
-        .keys()
-        .find(|k| !["depth", "nodes", "move-time", "time", "inc", "moves"].contains(&k.as_str()))
-    {
-        return Err(format!("unknown level `{unknown}`"));
+    let increment = seconds("inc")?;
+    let moves_to_go = count("moves")?;
+    match seconds("time")? {
+        Some(remaining) => {
+            limits.clock = Some(Clock {
+                remaining,
+                increment: increment.unwrap_or_default(),
+                moves_to_go,
+            });
+        }
+        None if increment.is_some() || moves_to_go.is_some() => {
+            return Err(CommandError::ClockWithoutTime);
+        }
+        None => {}
     }
     Ok(limits)
+}
+
+/// The limits `go think` searches under: set by `level`, kept until the next one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Level {
+    /// No `level` yet.
+    Unset,
+    /// The last `level` was rejected.
+    Rejected,
+    /// The last `level`'s limits (none for `level infinite`).
+    Set(Limits),
 }
 
 /// The running search: its thread, its stop flag, and whether it has answered.
@@ -346,28 +646,219 @@ impl Running {
     }
 }
 
+/// Whether the session goes on after a command.
+enum Flow {
+    Continue,
+    Quit,
+}
+
+/// One Hub session between commands.
+struct Server<'a> {
+    lines: &'a Lines,
+    options: &'a ServerOptions,
+    variant: Variant,
+    tt: usize,
+    /// The engine, from `init` on.
+    session: Option<Box<dyn Session>>,
+    /// With a model: its session, ready before `init`.
+    model_session: Option<Box<dyn Session>>,
+    level: Level,
+    /// The last `pos` was rejected: no position to search.
+    no_position: bool,
+    search: Option<Running>,
+}
+
+impl<'a> Server<'a> {
+    fn new(lines: &'a Lines, options: &'a ServerOptions) -> Result<Self, ServeError> {
+        let mut variant = Variant::International;
+        let mut model_session = None;
+        // With a model, the variant is the model's and its session is ready before `init`.
+        if let Some(path) = &options.model {
+            variant = model_variant(path)?;
+            model_session = Some(variant.visit(NewMcts {
+                path,
+                device: &options.device,
+                lines: lines.clone(),
+            })?);
+        }
+        Ok(Server {
+            lines,
+            options,
+            variant,
+            tt: options.tt_megabytes,
+            session: None,
+            model_session,
+            level: Level::Unset,
+            no_position: false,
+            search: None,
+        })
+    }
+
+    /// Collects a search thread that has finished.
+    fn collect_finished(&mut self) {
+        if self.search.as_ref().is_some_and(Running::is_over)
+            && let Some(running) = self.search.take()
+        {
+            let _ = running.handle.join();
+        }
+    }
+
+    /// Stops the running search, if any, and waits for it.
+    fn stop_search(&mut self) {
+        if let Some(running) = self.search.take() {
+            running.stop();
+        }
+    }
+
+    fn command(&mut self, message: &Message) -> Result<Flow, CommandError> {
+        match message.command.as_str() {
+            "hub" => self.introduce(),
+            "set-param" => self.set_param(message)?,
+            "init" => self.init(),
+            "ping" => self.lines.say("pong"),
+            // The engine does not ponder on the opponent's time: on a ponder hit it answers at
+            // once with the best move found so far, as on stop.
+            "stop" | "ponder-hit" => {
+                if let Some(running) = &self.search {
+                    running.stop.store(true, Ordering::SeqCst);
+                }
+            }
+            "quit" => return Ok(Flow::Quit),
+            command @ ("new-game" | "pos" | "level" | "go") => {
+                self.game_command(command, message)?
+            }
+            other => return Err(CommandError::UnknownCommand(other.to_string())),
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn introduce(&self) {
+        self.lines.say(&format!(
+            "id name=damas version={} author=\"Damas Zero\" country=\"\"",
+            env!("CARGO_PKG_VERSION")
+        ));
+        let names: Vec<&str> = Variant::ALL.iter().map(|&v| v.hub_name()).collect();
+        self.lines.say(&format!(
+            "param name=variant value={} type=enum values=\"{}\"",
+            self.variant.hub_name(),
+            names.join(" ")
+        ));
+        self.lines.say(&format!(
+            "param name=tt-size value={} type=int min=1 max=4096",
+            self.tt
+        ));
+        self.lines.say("wait");
+    }
+
+    fn set_param(&mut self, message: &Message) -> Result<(), CommandError> {
+        let (Some(name), Some(value)) = (message.value("name"), message.value("value")) else {
+            return Err(CommandError::SetParamArguments);
+        };
+        match name {
+            "variant" if self.session.is_some() => Err(CommandError::VariantAfterInit),
+            "variant" => {
+                let asked = value
+                    .parse::<Variant>()
+                    .map_err(|e| CommandError::UnknownVariant(e.to_string()))?;
+                if self.options.model.is_some() && asked != self.variant {
+                    return Err(CommandError::ModelVariant {
+                        model: self.variant.name(),
+                        asked: asked.name(),
+                    });
+                }
+                self.variant = asked;
+                Ok(())
+            }
+            "tt-size" => match value.parse::<usize>() {
+                Ok(size) if (1..=4096).contains(&size) => {
+                    self.tt = size;
+                    Ok(())
+                }
+                _ => Err(CommandError::TtSize(value.to_string())),
+            },
+            other => Err(CommandError::UnknownParameter(other.to_string())),
+        }
+    }
+
+    fn init(&mut self) {
+        self.session = Some(match (self.model_session.take(), self.session.take()) {
+            (Some(model), _) => model,
+            // A second `init` with a model: its session stays, with a new game.
+            (None, Some(mut same)) if self.options.model.is_some() => {
+                same.new_game();
+                same
+            }
+            _ => self.variant.visit(NewAlphaBeta {
+                tt: self.tt,
+                lines: self.lines.clone(),
+            }),
+        });
+        self.no_position = false;
+        self.lines.say("ready");
+    }
+
+    /// `new-game`, `pos`, `level` and `go`, which need `init` first.
+    fn game_command(&mut self, command: &str, message: &Message) -> Result<(), CommandError> {
+        let Some(active) = self.session.as_mut() else {
+            return Err(CommandError::BeforeInit(command.to_string()));
+        };
+        if self.search.is_some() && command != "level" {
+            return Err(CommandError::WhileSearching(command.to_string()));
+        }
+        match command {
+            "new-game" => {
+                active.new_game();
+                self.no_position = false;
+            }
+            "pos" => {
+                let result = pos_arguments(message)
+                    .and_then(|(position, moves)| active.set_position(position, &moves));
+                self.no_position = result.is_err();
+                result?;
+            }
+            "level" => {
+                let result = parse_level(message).and_then(|limits| {
+                    active.check_level(&limits)?;
+                    Ok(limits)
+                });
+                self.level = match result {
+                    Ok(limits) => Level::Set(limits),
+                    Err(_) => Level::Rejected,
+                };
+                result?;
+            }
+            _ => {
+                let mode = message.flags.first().map(String::as_str).unwrap_or("think");
+                let limits = match (mode, self.level) {
+                    ("think", Level::Set(limits)) => limits,
+                    ("think", Level::Unset) => return Err(CommandError::NoLevel),
+                    ("think", Level::Rejected) => return Err(CommandError::LevelRejected),
+                    ("ponder" | "analyze", _) => Limits::default(),
+                    (other, _) => return Err(CommandError::GoMode(other.to_string())),
+                };
+                if self.no_position {
+                    return Err(CommandError::NoPosition);
+                }
+                let answered = Arc::new(AtomicBool::new(false));
+                self.search = Some(Running {
+                    stop: active.stop_handle(),
+                    handle: active.go(limits, answered.clone()),
+                    answered,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Serves one Hub session: reads commands from `input` until `quit` or its end, answers on
-/// `lines`.
+/// `lines` (a command that cannot be carried out is answered with an `error` line).
 pub fn serve(
     input: impl BufRead,
     lines: &Lines,
     options: &ServerOptions,
 ) -> Result<(), ServeError> {
-    let mut variant = Variant::International;
-    let mut tt = options.tt_megabytes;
-    let mut session: Option<Box<dyn Session>> = None;
-    // With a model, the variant is the model's and its session is ready before `init`.
-    let mut model_session = None;
-    if let Some(path) = &options.model {
-        variant = model_variant(path)?;
-        model_session = Some(variant.visit(NewMcts {
-            path,
-            device: &options.device,
-            lines: lines.clone(),
-        })?);
-    }
-    let mut limits = Limits::default();
-    let mut search: Option<Running> = None;
+    let mut server = Server::new(lines, options)?;
     let mut input = input;
     let mut bytes = Vec::new();
     loop {
@@ -376,9 +867,7 @@ pub fn serve(
             Ok(0) => break,
             Ok(_) => {}
             Err(error) => {
-                if let Some(running) = search.take() {
-                    running.stop();
-                }
+                server.stop_search();
                 return Err(ServeError::Input(error));
             }
         }
@@ -389,142 +878,124 @@ pub fn serve(
             continue;
         }
         // A finished search thread is collected before the next command.
-        if search.as_ref().is_some_and(Running::is_over) {
-            let _ = search.take().expect("checked").handle.join();
-        }
-        let message = match Message::parse(line) {
-            Ok(message) => message,
-            Err(e) => {
-                lines.say(&error_line(format!("cannot read `{line}`: {e}")));
-                continue;
-            }
-        };
-        let searching = search.is_some();
-        match message.command.as_str() {
-            "hub" => {
-                lines.say(&format!(
-                    "id name=damas version={} author=\"Damas Zero\" country=\"\"",
-                    env!("CARGO_PKG_VERSION")
-                ));
-                let names: Vec<&str> = Variant::ALL.iter().map(|&v| v.hub_name()).collect();
-                lines.say(&format!(
-                    "param name=variant value={} type=enum values=\"{}\"",
-                    variant.hub_name(),
-                    names.join(" ")
-                ));
-                lines.say(&format!(
-                    "param name=tt-size value={tt} type=int min=1 max=4096"
-                ));
-                lines.say("wait");
-            }
-            "set-param" => {
-                let (Some(name), Some(value)) = (message.value("name"), message.value("value"))
-                else {
-                    lines.say(&error_line("set-param needs name= and value="));
-                    continue;
-                };
-                match name {
-                    "variant" if session.is_some() => {
-                        lines.say(&error_line("the variant can only be set before init"))
-                    }
-                    "variant" => match value.parse::<Variant>() {
-                        Ok(v) if model_session.is_some() && v != variant => lines.say(&error_line(
-                            format!("the model plays {}, not {}", variant.name(), v.name()),
-                        )),
-                        Ok(v) => variant = v,
-                        Err(e) => lines.say(&error_line(e)),
-                    },
-                    "tt-size" => match value.parse::<usize>() {
-                        Ok(size) if (1..=4096).contains(&size) => tt = size,
-                        _ => lines.say(&error_line(format!(
-                            "tt-size must be 1..4096, not `{value}`"
-                        ))),
-                    },
-                    other => lines.say(&error_line(format!("unknown parameter `{other}`"))),
-                }
-            }
-            "init" => {
-                session = Some(match (model_session.take(), session.take()) {
-                    (Some(model), _) => model,
-                    // A second `init` with a model: its session stays, with a new game.
-                    (None, Some(mut same)) if options.model.is_some() => {
-                        same.new_game();
-                        same
-                    }
-                    _ => variant.visit(NewAlphaBeta {
-                        tt,
-                        lines: lines.clone(),
-                    }),
-                });
-                lines.say("ready");
-            }
-            "ping" => lines.say("pong"),
-            // The engine does not ponder on the opponent's time: on a ponder hit it answers at
-            // once with the best move found so far, as on stop.
-            "stop" | "ponder-hit" => {
-                if let Some(running) = &search {
-                    running.stop.store(true, Ordering::SeqCst);
-                }
-            }
-            "quit" => break,
-            command @ ("new-game" | "pos" | "level" | "go") => {
-                let Some(active) = session.as_mut() else {
-                    lines.say(&error_line(format!("`{command}` before init")));
-                    continue;
-                };
-                if searching && command != "level" {
-                    lines.say(&error_line(format!(
-                        "`{command}` while searching: send stop first"
-                    )));
-                    continue;
-                }
-                match command {
-                    "new-game" => active.new_game(),
-                    "pos" => {
-                        let moves: Vec<&str> = message
-                            .value("moves")
-                            .map(|m| m.split_whitespace().collect())
-                            .unwrap_or_default();
-                        if let Err(e) = active.set_position(message.value("pos"), &moves) {
-                            lines.say(&error_line(e));
-                        }
-                    }
-                    "level" => match parse_level(&message) {
-                        Ok(mut new) => {
-                            if message.flags.iter().any(|f| f == "infinite") {
-                                new = Limits::default();
-                            }
-                            limits = new;
-                        }
-                        Err(e) => lines.say(&error_line(e)),
-                    },
-                    _ => {
-                        let mode = message.flags.first().map(String::as_str).unwrap_or("think");
-                        if !["think", "ponder", "analyze"].contains(&mode) {
-                            lines.say(&error_line(format!("unknown go mode `{mode}`")));
-                            continue;
-                        }
-                        let go_limits = if mode == "think" {
-                            limits
-                        } else {
-                            Limits::default()
-                        };
-                        let answered = Arc::new(AtomicBool::new(false));
-                        search = Some(Running {
-                            stop: active.stop_handle(),
-                            handle: active.go(go_limits, answered.clone()),
-                            answered,
-                        });
-                        // `level` applies to the next search only.
-                        limits = Limits::default();
-                    }
-                }
-            }
-            other => lines.say(&error_line(format!("unknown command `{other}`"))),
+        server.collect_finished();
+        let outcome = Message::parse(line)
+            .map_err(|reason| CommandError::Unreadable {
+                line: line.to_string(),
+                reason,
+            })
+            .and_then(|message| server.command(&message));
+        match outcome {
+            Ok(Flow::Continue) => {}
+            Ok(Flow::Quit) => break,
+            Err(error) => lines.say(&error_line(error)),
         }
     }
-    if let Some(running) = search {
-        running.stop();
-    }
+    server.stop_search();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use damas_rules::variants::International;
+
+    fn message(line: &str) -> Message {
+        Message::parse(line).expect("a message")
+    }
+
+    #[test]
+    fn a_value_reads_in_men_as_engine_scores_become_values() {
+        assert_eq!(value_to_men(0.0), 0.0);
+        // Engine scores become values as tanh(score / 3 men): 1.5 men is tanh(0.5).
+        assert!((value_to_men(0.5f64.tanh() as f32) - 1.5).abs() < 1e-3);
+        assert!((value_to_men(-(1.0f64.tanh() as f32)) + 3.0).abs() < 1e-3);
+        let certain = value_to_men(1.0);
+        assert!(
+            certain.is_finite() && (14.0..15.0).contains(&certain),
+            "{certain}"
+        );
+        assert_eq!(value_to_men(-1.0), -certain);
+    }
+
+    #[test]
+    fn nps_is_in_millions_with_digits_left_for_slow_searches() {
+        assert_eq!(millions_per_second(2_800_000, 1.0), "2.8");
+        assert_eq!(millions_per_second(500_000, 1.0), "0.500");
+        assert_eq!(millions_per_second(800, 1.0), "0.000800");
+        assert_eq!(millions_per_second(0, 1.0), "0.0");
+        assert_eq!(millions_per_second(10, 0.0), "10000.0");
+    }
+
+    #[test]
+    fn levels_are_whole_and_explicit() {
+        assert_eq!(
+            parse_level(&message("level infinite")),
+            Ok(Limits::default())
+        );
+        assert_eq!(parse_level(&message("level depth=3")), Ok(Limits::depth(3)));
+        let clock = parse_level(&message("level time=60 inc=1 moves=40")).unwrap();
+        assert_eq!(
+            clock.clock,
+            Some(Clock {
+                remaining: Duration::from_secs(60),
+                increment: Duration::from_secs(1),
+                moves_to_go: Some(40),
+            })
+        );
+        for (line, error) in [
+            ("level", CommandError::EmptyLevel),
+            ("level depth=2 infinite", CommandError::InfiniteWithLimits),
+            ("level inc=1", CommandError::ClockWithoutTime),
+            ("level soon", CommandError::UnknownLevel("soon".into())),
+            (
+                "level depth=5000000000",
+                CommandError::LevelNumber {
+                    key: "depth",
+                    value: "5000000000".into(),
+                },
+            ),
+        ] {
+            assert_eq!(parse_level(&message(line)), Err(error), "{line}");
+        }
+    }
+
+    #[test]
+    fn pos_takes_a_position_or_start_and_moves() {
+        let start = message("pos start moves=\"32-28 19-23\"");
+        assert_eq!(pos_arguments(&start), Ok((None, vec!["32-28", "19-23"])));
+        assert_eq!(
+            pos_arguments(&message("pos start=W")),
+            Err(CommandError::StartValue("W".into()))
+        );
+        assert_eq!(
+            pos_arguments(&message("pos start pos=W")),
+            Err(CommandError::StartAndPosition)
+        );
+        assert_eq!(
+            pos_arguments(&message("pos fen=W:W28:B23")),
+            Err(CommandError::PosArgument("fen".into()))
+        );
+    }
+
+    #[test]
+    fn a_short_position_is_counted_as_typed() {
+        let error = game_from::<International>(Some("W:W28:B23"), &[]).unwrap_err();
+        assert_eq!(
+            error,
+            CommandError::PositionLength {
+                squares: 50,
+                found: 9,
+                text: "W:W28:B23".into(),
+            }
+        );
+        let text = error.to_string();
+        assert!(
+            text.contains("(51 characters), found 9 characters"),
+            "{text}"
+        );
+        assert!(text.contains("that is a FEN"), "{text}");
+        let start = "Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww";
+        assert!(game_from::<International>(Some(start), &["32-28"]).is_ok());
+    }
 }
