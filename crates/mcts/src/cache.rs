@@ -3,8 +3,10 @@
 //! without the network.
 //!
 //! The key is everything an evaluation depends on: the position's Zobrist hash, the draw
-//! counters the network's encoding reads (king-only plies, plies without a capture,
-//! repetitions), and the legal moves in their order (the priors follow it). Two generations of
+//! counters as the variant's draw rules see them (`Game::draw_progress`: king-only plies, plies
+//! without a capture and repetitions, each 0 where its rule is absent and capped at its limit,
+//! exactly what the network's encoding reads), and the legal moves in their order (the priors
+//! follow it). Two generations of
 //! entries bound the memory: when the newer one is full the older is dropped.
 
 use crate::evaluator::{Evaluation, Evaluator, Leaf};
@@ -51,9 +53,7 @@ pub fn leaf_key<V: Rules>(leaf: &Leaf<'_, V>) -> u64 {
     let game = leaf.game;
     let mut hasher = DefaultHasher::new();
     game.hash().hash(&mut hasher);
-    game.king_move_plies().hash(&mut hasher);
-    game.plies_without_capture().hash(&mut hasher);
-    game.repetitions().hash(&mut hasher);
+    game.draw_progress().hash(&mut hasher);
     leaf.moves.len().hash(&mut hasher);
     for mv in leaf.moves {
         (mv.from_bit(), mv.to_bit(), mv.is_removal()).hash(&mut hasher);

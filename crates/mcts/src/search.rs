@@ -114,7 +114,12 @@ impl InvalidValue {
 pub enum RootNoise {
     /// No noise: the search's best judgement.
     Off,
-    /// Exploration noise at the root, for self-play.
+    /// No exploration noise, but the move stays a sample where the search draws it: Gumbel keeps
+    /// its Gumbel noise (its move is a Gumbel-max draw from the improved policy), PUCT adds
+    /// nothing (it samples through [`Search::choose`]'s temperature). Self-play's cheap searches,
+    /// whose moves must vary from game to game although they are not recorded.
+    MoveSampling,
+    /// Exploration noise at the root, for self-play's recorded searches.
     On,
 }
 
@@ -222,7 +227,9 @@ pub struct Search<V: Rules> {
     pending: Vec<PendingLeaf<V>>,
     budget: u32,
     started: u32,
-    noise: bool,
+    noise: RootNoise,
+    /// The root's priors before Dirichlet noise was mixed into them, if it was.
+    clean_priors: Option<Vec<f32>>,
     /// The evaluator's own value of the root, for the Gumbel value completion.
     root_eval: Option<f32>,
     gumbel: Option<Gumbel>,
@@ -248,7 +255,8 @@ impl<V: Rules> Search<V> {
             pending: Vec::new(),
             budget: 0,
             started: 0,
-            noise: false,
+            noise: RootNoise::Off,
+            clean_priors: None,
             root_eval: None,
             gumbel: None,
             rng: StdRng::seed_from_u64(seed),
@@ -284,7 +292,8 @@ impl<V: Rules> Search<V> {
     pub fn start_with_budget(&mut self, simulations: u32, noise: RootNoise) {
         self.budget = simulations;
         self.started = 0;
-        self.noise = noise == RootNoise::On;
+        self.noise = noise;
+        self.clean_priors = None;
         self.gumbel = None;
         self.pending.clear();
         let root = self.tree.node(Tree::<V::Geometry>::ROOT).state;
@@ -399,7 +408,10 @@ impl<V: Rules> Search<V> {
 
     /// The root move furthest below its forced playouts, if any (only with root noise on).
     fn forced_root_move(&self) -> Option<usize> {
-        if self.config.forced_playouts <= 0.0 || !self.noise || self.gumbel.is_some() {
+        if self.config.forced_playouts <= 0.0
+            || self.noise != RootNoise::On
+            || self.gumbel.is_some()
+        {
             return None;
         }
         let root = Tree::<V::Geometry>::ROOT;
@@ -527,9 +539,9 @@ impl<V: Rules> Search<V> {
     fn prepare_root(&mut self) {
         let root = Tree::<V::Geometry>::ROOT;
         if self.config.gumbel {
-            let rng = self.noise.then_some(&mut self.rng);
+            let rng = (self.noise != RootNoise::Off).then_some(&mut self.rng);
             self.gumbel = Some(Gumbel::new(&self.tree, &self.config, self.budget, rng));
-        } else if self.noise && self.tree.node(root).edge_count > 1 {
+        } else if self.noise == RootNoise::On && self.tree.node(root).edge_count > 1 {
             let gamma = Gamma::new(self.config.dirichlet_alpha.max(1e-3), 1.0)
                 .expect("a positive concentration");
             let noise: Vec<f32> = (0..self.tree.node(root).edge_count)
@@ -537,6 +549,7 @@ impl<V: Rules> Search<V> {
                 .collect();
             let total: f32 = noise.iter().sum();
             let epsilon = self.config.dirichlet_epsilon;
+            self.clean_priors = Some(self.tree.edges(root).iter().map(|e| e.prior).collect());
             for (edge, eta) in self.tree.edges_mut(root).iter_mut().zip(noise) {
                 edge.prior = (1.0 - epsilon) * edge.prior + epsilon * eta / total;
             }
@@ -574,14 +587,20 @@ impl<V: Rules> Search<V> {
             .map(|e| e.child().map_or(0, |c| self.tree.node(c).visits))
             .collect();
         let total: u32 = visits.iter().sum();
-        let pruned = (self.config.forced_playouts > 0.0 && self.noise && total > 0)
-            .then(|| self.pruned_visits())
-            .filter(|kept| kept.iter().sum::<u32>() > 0);
+        let pruned =
+            (self.config.forced_playouts > 0.0 && self.noise == RootNoise::On && total > 0)
+                .then(|| self.pruned_visits())
+                .filter(|kept| kept.iter().sum::<u32>() > 0);
         let policy = match (&self.gumbel, pruned) {
             (Some(gumbel), _) => {
                 gumbel.improved_policy(&self.tree, &self.config, self.root_value())
             }
-            _ if total == 0 => edges.iter().map(|e| e.prior).collect(),
+            // No visits (a single simulation): the network's own priors, never the noised ones,
+            // which would teach the network its exploration noise.
+            _ if total == 0 => match &self.clean_priors {
+                Some(priors) => priors.clone(),
+                None => edges.iter().map(|e| e.prior).collect(),
+            },
             (None, Some(kept)) => {
                 let sum: u32 = kept.iter().sum();
                 kept.iter().map(|&n| n as f32 / sum as f32).collect()
@@ -653,6 +672,7 @@ impl<V: Rules> Search<V> {
         self.pending.clear();
         self.gumbel = None;
         self.root_eval = None;
+        self.clean_priors = None;
     }
 }
 

@@ -406,6 +406,59 @@ fn the_cache_returns_the_stored_evaluation_and_a_counter_change_misses() {
     );
 }
 
+/// Counters the draw rules do not read are not part of the key: Russian has no rule on plies
+/// without a capture, so the same position after two men moves and set up afresh (two plies
+/// without a capture against none) is one network input and one cache entry.
+#[test]
+fn the_cache_keys_the_counters_as_the_draw_rules_see_them() {
+    use damas_mcts::CachedEvaluator;
+    use damas_mcts::cache::leaf_key;
+    use std::sync::atomic::Ordering::Relaxed;
+    assert_eq!(
+        Russian::DRAW.no_capture_plies,
+        0,
+        "the case needs a variant without the rule"
+    );
+    let mut played = Game::<Russian>::new();
+    for text in ["c3-d4", "f6-g5"] {
+        let mv = damas_rules::parse_move::<Russian>(played.position(), text).unwrap();
+        played.play(&mv);
+    }
+    let set_up = Game::<Russian>::from_position(*played.position());
+    assert_eq!(played.plies_without_capture(), 2);
+    assert_eq!(set_up.plies_without_capture(), 0);
+    assert_eq!(played.draw_progress(), set_up.draw_progress());
+    let moves = played.legal_moves().to_vec();
+    let leaf = |game| Leaf {
+        game,
+        moves: &moves,
+    };
+    assert_eq!(
+        leaf_key::<Russian>(&leaf(&played)),
+        leaf_key::<Russian>(&leaf(&set_up))
+    );
+    let inner = LeafCounter::default();
+    let cache = CachedEvaluator::new(&inner, 1_000);
+    Evaluator::<Russian>::evaluate(&cache, &[leaf(&played)]);
+    Evaluator::<Russian>::evaluate(&cache, &[leaf(&set_up)]);
+    assert_eq!(
+        inner.leaves.load(Relaxed),
+        1,
+        "the second was answered from the cache"
+    );
+    // Where the rule exists the counter still tells positions apart (the test above covers
+    // king plies); here: the same squares one king ply on.
+    let mut kings =
+        Game::<Russian>::from_position(damas_rules::parse_fen::<Russian>("W:WK31:BK2").unwrap());
+    let before = kings.draw_progress();
+    let mv = damas_rules::parse_move::<Russian>(kings.position(), "31-27").unwrap();
+    kings.play(&mv);
+    assert_eq!(
+        kings.draw_progress().king_move_plies,
+        before.king_move_plies + 1
+    );
+}
+
 #[test]
 fn forced_playouts_visit_every_move_and_the_pruned_target_sums_to_one() {
     for seed in 0..6u64 {
@@ -448,4 +501,29 @@ fn forced_playouts_visit_every_move_and_the_pruned_target_sums_to_one() {
             assert!((p - *v as f32 / total as f32).abs() < 1e-6);
         }
     }
+}
+
+/// One simulation expands the root and visits nothing: its policy target is the network's own
+/// priors, not the priors with self-play's Dirichlet noise mixed in.
+#[test]
+fn a_single_simulation_reports_the_priors_without_noise() {
+    let game = Game::<Russian>::new();
+    let evaluator = damas_mcts::StaticEvaluator::<Russian>::default();
+    let moves = game.legal_moves().to_vec();
+    assert!(moves.len() > 1);
+    let priors = Evaluator::<Russian>::evaluate(
+        &evaluator,
+        &[Leaf {
+            game: &game,
+            moves: &moves,
+        }],
+    )[0]
+    .priors
+    .clone();
+    let mut search = Search::new(game.clone(), config(1, false), 3);
+    search.start(RootNoise::On);
+    search.run(&evaluator);
+    let report = search.report();
+    assert_eq!(report.visits.iter().sum::<u32>(), 0);
+    assert_eq!(report.policy, priors);
 }

@@ -196,6 +196,12 @@ impl PackedPosition {
             out[4 * area + cell(square)] = 1.0;
         }
         let draw = V::DRAW;
+        // The counters as the draw rules see them, the same that key the evaluation cache.
+        let progress = draw.progress(
+            u32::from(self.king_move_plies),
+            u32::from(self.plies_without_capture),
+            u32::from(self.repetitions),
+        );
         let constants = [
             flag(men_capture_backwards::<V>()),
             flag(V::FLYING_KINGS),
@@ -208,17 +214,14 @@ impl PackedPosition {
             flag(V::LOSING),
             flag(V::KING_STOPS_BEHIND),
             flag(V::REMOVE_WHILE_CAPTURING),
-            ratio(self.king_move_plies as u32, draw.king_move_plies),
-            ratio(
-                (self.repetitions as u32).saturating_sub(1),
-                draw.repetitions.saturating_sub(1),
-            ),
+            ratio(progress.king_move_plies, draw.king_move_plies),
+            ratio(progress.repeats, draw.repetitions.saturating_sub(1)),
         ];
         for (offset, value) in constants.into_iter().enumerate() {
             let plane = 5 + offset;
             out[plane * area..(plane + 1) * area].fill(value);
         }
-        let no_capture = ratio(self.plies_without_capture as u32, draw.no_capture_plies);
+        let no_capture = ratio(progress.plies_without_capture, draw.no_capture_plies);
         out[17 * area..18 * area].fill(no_capture);
     }
 }
@@ -227,11 +230,12 @@ fn flag(on: bool) -> f32 {
     if on { 1.0 } else { 0.0 }
 }
 
+/// A counter within its rule's limit as a share of it (0 where the rule is absent).
 fn ratio(count: u32, limit: u32) -> f32 {
     if limit == 0 {
         0.0
     } else {
-        (count as f32 / limit as f32).min(1.0)
+        count as f32 / limit as f32
     }
 }
 

@@ -7,7 +7,7 @@ use crate::geometry::Geometry;
 use crate::movegen;
 use crate::moves::{Move, MoveList};
 use crate::position::Position;
-use crate::variant::{CapRule, EndgameRule, Placement, Rules};
+use crate::variant::{CapRule, DrawProgress, EndgameRule, Placement, Rules};
 use std::fmt;
 
 /// Why a game was drawn.
@@ -223,6 +223,16 @@ impl<V: Rules> Game<V> {
     /// How many times the current position has occurred (1 the first time).
     pub fn repetitions(&self) -> u32 {
         self.reversible.iter().filter(|&&h| h == self.hash).count() as u32
+    }
+
+    /// The draw counters as the variant's draw rules see them: what tells this position apart
+    /// from the same squares reached another way.
+    pub fn draw_progress(&self) -> DrawProgress {
+        V::DRAW.progress(
+            self.king_move_plies(),
+            self.plies_without_capture(),
+            self.repetitions(),
+        )
     }
 
     /// Plays up to `plies` pseudo-random legal moves, stopping early if the game ends. The same

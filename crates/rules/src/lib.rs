@@ -39,6 +39,6 @@ pub use pdn::{ParsePdnError, PdnGame, read_games, write_game, write_game_with_ou
 pub use perft::{Duplicates, divide, perft};
 pub use position::{Kind, Piece, Position};
 pub use variant::{
-    DrawRules, EndgameRule, Precedence, RuleSet, Rules, SquareNotation, Start, UnknownVariant,
-    Variant, VariantVisitor,
+    DrawProgress, DrawRules, EndgameRule, Precedence, RuleSet, Rules, SquareNotation, Start,
+    UnknownVariant, Variant, VariantVisitor,
 };

@@ -95,6 +95,41 @@ pub struct DrawRules {
     pub no_capture_plies: u32,
 }
 
+/// How far a position has got towards each automatic draw, as far as the rules can tell two
+/// positions apart: a counter is 0 where its rule is absent and stops at its rule's limit.
+/// Positions with equal progress are equal before the draw rules, whatever their raw counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DrawProgress {
+    /// Plies of king moves, up to [`DrawRules::king_move_plies`].
+    pub king_move_plies: u32,
+    /// Plies without a capture, up to [`DrawRules::no_capture_plies`].
+    pub plies_without_capture: u32,
+    /// Occurrences of the position after the first, up to one less than
+    /// [`DrawRules::repetitions`].
+    pub repeats: u32,
+}
+
+impl DrawRules {
+    /// The progress of a position with these raw counters (`repetitions`: occurrences so far,
+    /// 1 the first time).
+    pub fn progress(
+        &self,
+        king_move_plies: u32,
+        plies_without_capture: u32,
+        repetitions: u32,
+    ) -> DrawProgress {
+        let in_force = |count: u32, limit: u32| count.min(limit);
+        DrawProgress {
+            king_move_plies: in_force(king_move_plies, self.king_move_plies),
+            plies_without_capture: in_force(plies_without_capture, self.no_capture_plies),
+            repeats: in_force(
+                repetitions.saturating_sub(1),
+                self.repetitions.saturating_sub(1),
+            ),
+        }
+    }
+}
+
 /// How squares are written in FEN and moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SquareNotation {

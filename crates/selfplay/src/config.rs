@@ -18,9 +18,12 @@ pub struct SelfPlayConfig {
     pub fast_simulations: u32,
     /// Fraction of moves that get the full search and become training samples.
     pub full_search_fraction: f32,
-    /// Temperature of the move choice (PUCT) during the first `temperature_plies` plies.
+    /// Temperature of the move choice (PUCT) during the first `temperature_plies` searched
+    /// plies. Gumbel ignores it: its moves are Gumbel-max draws from its improved policy, in
+    /// cheap searches too ([`damas_mcts::RootNoise::MoveSampling`]).
     pub temperature: f32,
-    /// Plies played with `temperature`; later moves take the most visited move.
+    /// Searched plies played with `temperature`, counted after the `opening_plies` random
+    /// ones; later moves take the most visited move.
     pub temperature_plies: u32,
     /// Uniformly random plies played before the search takes over, for opening diversity.
     pub opening_plies: u32,
@@ -143,6 +146,16 @@ pub enum ConfigError {
 }
 
 impl SelfPlayConfig {
+    /// The temperature of the move choice after `searched_plies` searched plies of a game (the
+    /// random opening plies not counted).
+    pub fn move_temperature(&self, searched_plies: u32) -> f32 {
+        if searched_plies < self.temperature_plies {
+            self.temperature
+        } else {
+            0.0
+        }
+    }
+
     /// Checks every value against its range; `section` prefixes the keys in the error.
     pub fn validate(&self, section: &str) -> Result<(), InvalidValue> {
         let check = |ok, key, value: &dyn std::fmt::Display, allowed| {

@@ -95,6 +95,8 @@ impl<V: Rules, E: Evaluator<V>> Evaluator<V> for TimedEvaluator<E> {
 /// A game being played by a worker.
 struct Slot<V: Rules> {
     index: u32,
+    /// The ply the search took over at, after the opening's random plies.
+    first_searched_ply: u32,
     /// Samples with the side to move, waiting for the result.
     samples: Vec<(Sample, Color)>,
     full_search: bool,
@@ -125,10 +127,12 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
         }
         let (game, game_seed) =
             start_game::<V>(self.openings, index, self.seed, self.config.opening_plies);
+        let game_ply = game.ply();
         let mut search = Search::new(game, self.config.search.clone(), game_seed);
         let check = self.rng.random::<f32>() < self.config.resign_check_fraction;
         let slot = Slot {
             index,
+            first_searched_ply: game_ply,
             samples: Vec::new(),
             full_search: true,
             resign_enabled: self.config.resign_threshold > -1.0 && !check,
@@ -183,11 +187,7 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
             }
             slot.would_resign.get_or_insert(turn);
         }
-        let temperature = if ply < self.config.temperature_plies {
-            self.config.temperature
-        } else {
-            0.0
-        };
+        let temperature = self.config.move_temperature(ply - slot.first_searched_ply);
         let index = search.choose(temperature);
         search.advance(&report.moves[index]);
         if let Some(outcome) = search.game().outcome() {
@@ -202,7 +202,7 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
         if slot.full_search {
             search.start(RootNoise::On);
         } else {
-            search.start_with_budget(self.config.fast_simulations, RootNoise::Off);
+            search.start_with_budget(self.config.fast_simulations, RootNoise::MoveSampling);
         }
         None
     }

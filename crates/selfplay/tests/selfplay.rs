@@ -1,7 +1,7 @@
 //! Shards round-trip and reject damage; configs reject unknown keys; games from the loop are
 //! legal, complete and consistent with their samples.
 
-use damas_mcts::UniformEvaluator;
+use damas_mcts::{StaticEvaluator, UniformEvaluator};
 use damas_nn::DeviceChoice;
 use damas_rules::variants::{English, Russian};
 use damas_rules::{Outcome, read_games};
@@ -416,4 +416,64 @@ fn engine_games_record_the_engines_moves_and_the_results() {
     assert_eq!(score_to_value(damas_engine::MATE - 3), 1.0);
     assert_eq!(score_to_value(-(damas_engine::MATE - 3)), -1.0);
     assert!((score_to_value(300) - 0.7616).abs() < 1e-3);
+}
+
+/// Gumbel self-play's cheap searches draw their moves (Gumbel noise, no Dirichlet), so games
+/// differ beyond the first move. Without the draw every cheap search was the argmax of the
+/// priors and the 16 games below had at most as many openings as Russian has first moves (7).
+#[test]
+fn gumbel_self_play_varies_its_games_in_cheap_searches() {
+    let mut config = SelfPlayConfig {
+        games_per_worker: 4,
+        workers: 2,
+        max_plies: 12,
+        opening_plies: 0,
+        fast_simulations: 8,
+        full_search_fraction: 0.0,
+        resign_check_fraction: 0.0,
+        ..SelfPlayConfig::default()
+    };
+    config.search.simulations = 16;
+    config.search.gumbel = true;
+    let mut openings = std::collections::BTreeSet::new();
+    play_games::<Russian, _>(
+        &config,
+        &StaticEvaluator::<Russian>::default(),
+        16,
+        7,
+        "static",
+        &[],
+        |record| {
+            let plies: Vec<String> = record
+                .pdn
+                .lines()
+                .filter(|line| !line.starts_with('['))
+                .flat_map(str::split_whitespace)
+                .filter(|token| !token.ends_with('.'))
+                .take(8)
+                .map(String::from)
+                .collect();
+            openings.insert(plies);
+        },
+    );
+    assert!(
+        openings.len() >= 12,
+        "{} distinct 8-ply openings of 16",
+        openings.len()
+    );
+}
+
+/// The temperature applies to the first `temperature_plies` searched plies, after the random
+/// opening ones (which were counted before, leaving 12 sampled plies of the shipped 16).
+#[test]
+fn the_temperature_counts_searched_plies() {
+    let config = SelfPlayConfig {
+        temperature: 0.8,
+        temperature_plies: 16,
+        opening_plies: 4,
+        ..SelfPlayConfig::default()
+    };
+    assert_eq!(config.move_temperature(0), 0.8);
+    assert_eq!(config.move_temperature(15), 0.8);
+    assert_eq!(config.move_temperature(16), 0.0);
 }
