@@ -7,7 +7,7 @@ use crate::train::Bars;
 use damas_rules::Variant;
 use damas_train::ConfigFile;
 use damas_train::bench::{SelfPlayBenchOptions, TrainBenchOptions, selfplay_bench, train_bench};
-use damas_train::learning::{LearningOptions, learning_curve};
+use damas_train::learning::{LearningOptions, TimeAxis, learning_curve};
 
 /// Arguments of `damas bench`.
 #[derive(clap::Args)]
@@ -62,6 +62,10 @@ struct LearningArgs {
     /// so that two runs of one config tell apart in a `--compare` picture.
     #[arg(long)]
     label: Option<String>,
+    /// Training time on a logarithmic axis in curve.png (for runs of hours; the untrained
+    /// network stands at the left end).
+    #[arg(long)]
+    log_time: bool,
     /// No progress bars.
     #[arg(long)]
     quiet: bool,
@@ -267,6 +271,11 @@ fn learning(args: LearningArgs) -> anyhow::Result<()> {
         concurrency: args.concurrency as usize,
         compare: args.compare,
         label: args.label,
+        time_axis: if args.log_time {
+            TimeAxis::Log
+        } else {
+            TimeAxis::Linear
+        },
     };
     let mut bars = Bars::new(args.quiet);
     let curve = learning_curve(&options, &mut bars)?;

@@ -11,6 +11,7 @@
 
 use crate::config::ConfigFile;
 use crate::run::{GenerationTime, Progress, RunError, RunPaths, train};
+pub use damas_arena::plot::TimeAxis;
 use damas_arena::plot::{Curve, PlotError, learning_curves};
 use damas_arena::{
     ArenaError, ArenaOptions, EloEstimate, GameRules, PlayerSettings, Schedule, TournamentOptions,
@@ -45,6 +46,8 @@ pub struct LearningOptions {
     pub compare: Vec<PathBuf>,
     /// The curve's name in its table, `curve.json` and legend (none: the config's name).
     pub label: Option<String>,
+    /// How `curve.png` scales training time.
+    pub time_axis: TimeAxis,
 }
 
 /// One rated checkpoint of a learning curve.
@@ -323,7 +326,7 @@ pub fn learning_curve(
     for dir in &options.compare {
         curves.push(read_curve(&dir.join("curve.json"))?);
     }
-    draw(&options.out.join("curve.png"), &curves)?;
+    draw(&options.out.join("curve.png"), &curves, options.time_axis)?;
     Ok(curve)
 }
 
@@ -339,8 +342,8 @@ pub fn read_curve(path: &Path) -> Result<LearningCurve, LearningError> {
     })
 }
 
-/// Draws `curves` (the first one's ladder as the reference lines) into `path`.
-pub fn draw(path: &Path, curves: &[LearningCurve]) -> Result<(), PlotError> {
+/// Draws `curves` (the first one's ladder as the reference lines) into `path`, time on `axis`.
+pub fn draw(path: &Path, curves: &[LearningCurve], axis: TimeAxis) -> Result<(), PlotError> {
     let lines: Vec<Curve> = curves
         .iter()
         .map(|c| Curve {
@@ -357,7 +360,7 @@ pub fn draw(path: &Path, curves: &[LearningCurve]) -> Result<(), PlotError> {
                 .collect()
         })
         .unwrap_or_default();
-    learning_curves(path, &lines, &ladder)
+    learning_curves(path, &lines, &ladder, axis)
 }
 
 /// The checkpoints the curve rates, with the run's clock when each was written: the untrained
