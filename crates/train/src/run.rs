@@ -598,9 +598,9 @@ impl<'a, V: Rules> Run<'a, V> {
             ] {
                 self.board.scalar(tag, seconds, u64::from(generation));
             }
-            // The generation in a few lines of at most about 100 characters: what a user
-            // watches (positions, losses, time, the baseline match); the rest (game length,
-            // batch fill, cache hits) is in TensorBoard and the run's files.
+            // The generation in a few lines of at most about 100 characters: positions and
+            // losses, where the games came from (here: their length, how full the network's
+            // batches were, cache hits; from workers: their shards), time, the baseline match.
             let secs = |s: f64| {
                 if s < 10.0 {
                     format!("{s:.1}s")
@@ -617,7 +617,14 @@ impl<'a, V: Rules> Run<'a, V> {
                 metrics.value_loss,
                 100.0 * metrics.value_accuracy,
             );
-            if !done.consumed.is_empty() {
+            if done.consumed.is_empty() {
+                text += &format!(
+                    "\n  self-play: {:.1} plies a game, mean batch {:.1}, cache hits {:.1}%",
+                    done.plies as f64 / f64::from(done.games.max(1)),
+                    done.mean_batch,
+                    100.0 * done.cache_hit_rate,
+                );
+            } else {
                 text += &format!(
                     "\n  from {} worker shards ({} stale dropped)",
                     done.consumed.len(),

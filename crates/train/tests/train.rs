@@ -111,6 +111,11 @@ fn two_generations_then_a_resume() {
     assert_eq!(log.matches("generation 1:").count(), 1, "{log}");
     assert!(log.contains("resuming after generation 2"), "{log}");
     assert!(log.contains("generation 3:"), "{log}");
+    // Games played here say how long they were and how full the network's batches were.
+    assert!(
+        log.contains("  self-play: ") && log.contains(" plies a game, mean batch "),
+        "{log}"
+    );
     assert!(
         log.contains("resumed with a changed config: generations 2 -> 3"),
         "a budget change is told, not refused: {log}"
