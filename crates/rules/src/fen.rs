@@ -51,15 +51,21 @@ pub enum ParseFenError {
         /// How many a side can start with.
         max: u32,
     },
-    /// A Hub position of the wrong length.
+    /// A Hub position of the wrong length: one character for the side to move and one per
+    /// square, counted as typed.
     #[error(
-        "a Hub position needs the side to move and {expected} squares, found {found} characters"
+        "a Hub position needs the side to move and {squares} squares ({} characters), found \
+         {found} characters in `{text}`{}",
+        .squares + 1,
+        fen_hint(.text)
     )]
     HubLength {
-        /// Characters expected after the side to move.
-        expected: u32,
-        /// Characters found.
+        /// Squares of the board.
+        squares: u32,
+        /// Characters given, side to move included.
         found: usize,
+        /// The position as given.
+        text: String,
     },
     /// A Hub position character other than `w b W B e`.
     #[error("Hub position character `{0}` at square {1} is not one of w b W B e")]
@@ -229,6 +235,15 @@ pub fn to_fen<V: Rules>(position: &Position<V::Geometry>) -> String {
     text
 }
 
+/// A hint after a Hub position of the wrong length that looks like a FEN.
+fn fen_hint(text: &str) -> &'static str {
+    if text.contains(':') {
+        " (that is a FEN; the Hub wants one character per square)"
+    } else {
+        ""
+    }
+}
+
 /// Reads a Hub position: the side to move, then `w b W B e` for each square in number order.
 pub fn parse_hub<V: Rules>(text: &str) -> Result<Position<V::Geometry>, ParseFenError> {
     let text = text.trim();
@@ -240,8 +255,9 @@ pub fn parse_hub<V: Rules>(text: &str) -> Result<Position<V::Geometry>, ParseFen
     let body: Vec<char> = chars.collect();
     if body.len() != V::Geometry::SQUARES as usize {
         return Err(ParseFenError::HubLength {
-            expected: V::Geometry::SQUARES,
-            found: body.len(),
+            squares: V::Geometry::SQUARES,
+            found: body.len() + 1,
+            text: text.to_string(),
         });
     }
     let mut position = Position::<V::Geometry>::empty(turn);

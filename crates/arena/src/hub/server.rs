@@ -33,8 +33,8 @@ use damas_models::{Model, ModelError, model_variant};
 use damas_nn::Device;
 use damas_rules::notation::hub as hub_move;
 use damas_rules::{
-    Game, Geometry, ParseFenError, ParseMoveError, Position, Rules, Variant, VariantVisitor,
-    parse_hub, parse_move,
+    Game, ParseFenError, ParseMoveError, Position, Rules, Variant, VariantVisitor, parse_hub,
+    parse_move,
 };
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -131,22 +131,8 @@ pub enum CommandError {
     /// A command that needs the engine idle, sent while it searches.
     #[error("`{0}` while searching: send stop first")]
     WhileSearching(String),
-    /// `pos=` is not one character for the side to move and one per square.
-    #[error(
-        "bad position: a Hub position needs the side to move and {squares} squares ({} \
-         characters), found {found} characters in `{text}`{}",
-        .squares + 1,
-        fen_hint(.text)
-    )]
-    PositionLength {
-        /// Squares of the variant's board.
-        squares: usize,
-        /// Characters given, side to move included.
-        found: usize,
-        /// The position as given.
-        text: String,
-    },
-    /// `pos=` has the right length but is not a position.
+    /// `pos=` is not a Hub position (of the wrong length, counted as typed, or with a bad
+    /// character).
     #[error("bad position: {0}")]
     Position(ParseFenError),
     /// A move of `moves=` is not legal where it is played.
@@ -215,15 +201,6 @@ pub enum CommandError {
     GoMode(String),
 }
 
-/// A hint after a position of the wrong length that looks like a FEN.
-fn fen_hint(text: &str) -> &'static str {
-    if text.contains(':') {
-        " (that is a FEN; the Hub wants one character per square, or `pos start`)"
-    } else {
-        ""
-    }
-}
-
 /// How often a long MCTS search reports its progress.
 const INFO_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -270,20 +247,7 @@ trait Session: Send {
 /// The game given by a `pos` command: a Hub position (the variant's start if none), then moves.
 fn game_from<V: Rules>(position: Option<&str>, moves: &[&str]) -> Result<Game<V>, CommandError> {
     let start = match position {
-        Some(text) => {
-            let text = text.trim();
-            let squares = V::Geometry::SQUARES as usize;
-            // Counted here as typed: the rules' parser counts only what follows the side to move.
-            let found = text.chars().count();
-            if found != squares + 1 {
-                return Err(CommandError::PositionLength {
-                    squares,
-                    found,
-                    text: text.to_string(),
-                });
-            }
-            parse_hub::<V>(text).map_err(CommandError::Position)?
-        }
+        Some(text) => parse_hub::<V>(text).map_err(CommandError::Position)?,
         None => Position::initial::<V>(),
     };
     let mut game = Game::<V>::from_position(start);
@@ -983,11 +947,11 @@ mod tests {
         let error = game_from::<International>(Some("W:W28:B23"), &[]).unwrap_err();
         assert_eq!(
             error,
-            CommandError::PositionLength {
+            CommandError::Position(ParseFenError::HubLength {
                 squares: 50,
                 found: 9,
                 text: "W:W28:B23".into(),
-            }
+            })
         );
         let text = error.to_string();
         assert!(

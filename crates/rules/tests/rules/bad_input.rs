@@ -66,8 +66,9 @@ fn bad_hub_positions_are_named() {
     assert!(matches!(
         short,
         Err(ParseFenError::HubLength {
-            expected: 50,
-            found: 3
+            squares: 50,
+            found: 4,
+            ..
         })
     ));
     let mut text = String::from("W");
