@@ -7,58 +7,55 @@ use std::process::{Command, Stdio};
 /// A Hub session driven line by line: each command is sent only after the previous reply arrived.
 #[test]
 fn hub_session_line_by_line() {
-    use std::io::{BufRead, BufReader};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_damas"))
-        .args(["hub", "--tt", "4"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("damas hub starts");
-    let mut input = child.stdin.take().unwrap();
-    let mut output = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut send = |line: &str| writeln!(input, "{line}").unwrap();
-    let mut next = move || output.next().expect("a reply").unwrap();
+    let mut hub = HubChild::start();
 
-    send("hub");
-    assert!(next().starts_with("id name=damas "));
-    let variant = next();
+    hub.send("hub");
+    assert!(hub.next().starts_with("id name=damas "));
+    let variant = hub.next();
     assert!(
         variant.starts_with("param name=variant value=normal type=enum values=\"normal "),
         "{variant}"
     );
-    assert!(next().starts_with("param name=tt-size"));
-    assert_eq!(next(), "wait");
-    send("set-param name=variant value=checkerz");
-    assert!(next().starts_with("error message=\"unknown variant `checkerz`"));
-    send("set-param name=variant value=normal");
-    send("init");
-    assert_eq!(next(), "ready");
-    send("set-param name=variant value=russian");
+    assert!(hub.next().starts_with("param name=tt-size"));
+    assert_eq!(hub.next(), "wait");
+    hub.send("set-param name=variant value=checkerz");
+    assert!(
+        hub.next()
+            .starts_with("error message=\"unknown variant `checkerz`")
+    );
+    hub.send("set-param name=variant value=normal");
+    hub.send("init");
+    assert_eq!(hub.next(), "ready");
+    hub.send("set-param name=variant value=russian");
     assert_eq!(
-        next(),
+        hub.next(),
         "error message=\"the variant can only be set before init\""
     );
-    send("new-game");
-    send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28 19-23\"");
-    send("ping");
-    assert_eq!(next(), "pong");
-    send("pos moves=\"32-28 33-29\"");
+    hub.send("new-game");
+    hub.send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28 19-23\"");
+    hub.send("ping");
+    assert_eq!(hub.next(), "pong");
+    hub.send("pos moves=\"32-28 33-29\"");
     assert!(
-        next().starts_with("error message=\"bad move: `33-29` is not a legal move"),
+        hub.next()
+            .starts_with("error message=\"bad move: `33-29` is not a legal move"),
         "a move in the wrong turn"
     );
-    send("pos pos=Wbbbb");
-    assert!(next().starts_with("error message=\"bad position: a Hub position needs"));
-    send("frobnicate now");
-    assert_eq!(next(), "error message=\"unknown command `frobnicate`\"");
-    send("level nonsense=3");
-    assert_eq!(next(), "error message=\"unknown level `nonsense`\"");
-    send("pos moves=\"32-28 19-23\"");
-    send("level depth=4");
-    send("go think");
+    hub.send("pos pos=Wbbbb");
+    assert!(
+        hub.next()
+            .starts_with("error message=\"bad position: a Hub position needs")
+    );
+    hub.send("frobnicate now");
+    assert_eq!(hub.next(), "error message=\"unknown command `frobnicate`\"");
+    hub.send("level nonsense=3");
+    assert_eq!(hub.next(), "error message=\"unknown level `nonsense`\"");
+    hub.send("pos moves=\"32-28 19-23\"");
+    hub.send("level depth=4");
+    hub.send("go think");
     let mut infos = 0;
     let done = loop {
-        let line = next();
+        let line = hub.next();
         if line.starts_with("info ") {
             assert!(
                 line.contains(" score=") && line.contains(" nodes=") && line.contains(" pv=\""),
@@ -73,18 +70,18 @@ fn hub_session_line_by_line() {
     // White must take: 28x19 capturing 23 is the only legal move.
     assert!(done.starts_with("done move=28x19x23"), "{done}");
     // An analysis runs until stopped.
-    send("go analyze");
+    hub.send("go analyze");
     std::thread::sleep(std::time::Duration::from_millis(200));
-    send("stop");
+    hub.send("stop");
     let done = loop {
-        let line = next();
+        let line = hub.next();
         if !line.starts_with("info ") {
             break line;
         }
     };
     assert!(done.starts_with("done move="), "{done}");
-    send("quit");
-    assert!(child.wait().unwrap().success());
+    hub.send("quit");
+    assert!(hub.child.wait().unwrap().success());
 }
 
 /// A `damas hub` child driven line by line, every read bounded so that a missing reply fails the
