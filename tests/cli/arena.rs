@@ -458,3 +458,124 @@ fn checkpoints_give_the_tournament_its_variant_and_columns_have_headers() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_equal_time_match_gives_both_players_the_same_clock() {
+    let dir = fresh_dir("equal-time");
+    let out_dir = dir.join("m");
+    let out = damas(
+        &[
+            "match",
+            "--variant",
+            "russian",
+            "alphabeta:depth=6",
+            "alphabeta:nodes=500",
+            "--games",
+            "2",
+            "--equal-time",
+            "0.01",
+            "--max-plies",
+            "40",
+            "--quiet",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    // Both strings were rewritten to the same time per move; the match and its files say so.
+    assert!(
+        text.contains("alphabeta:time=0.01 vs alphabeta:time=0.01"),
+        "{text}"
+    );
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("results.json")).unwrap())
+            .unwrap();
+    assert_eq!(results["players"][0], results["players"][1], "{results}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_ladder_is_built_shown_and_climbed_from_the_command_line() {
+    let dir = fresh_dir("ladder");
+    let ladders = dir.join("ladders");
+    let place = ["--variant", "russian", "--dir", ladders.to_str().unwrap()];
+    let mut build = vec![
+        "ladder",
+        "build",
+        "--rungs",
+        "alphabeta:depth=1,alphabeta:depth=2,alphabeta:depth=3",
+        "--games",
+        "4",
+        "--max-plies",
+        "80",
+        "--quiet",
+    ];
+    build.extend(place);
+    let out = damas(&build, "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("russian ladder: 3 rungs"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(ladders.join("russian.json").is_file());
+    assert!(
+        ladders
+            .join("games/russian/alphabeta-depth-1_vs_alphabeta-depth-2/games.pdn")
+            .is_file()
+    );
+
+    let mut show = vec!["ladder", "show"];
+    show.extend(place);
+    let out = damas(&show, "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("alphabeta:depth=3"),
+        "{}",
+        stdout(&out)
+    );
+
+    let rated = dir.join("rated");
+    let mut rate = vec![
+        "ladder",
+        "rate",
+        "random",
+        "--rungs",
+        "2",
+        "--games",
+        "2",
+        "--max-plies",
+        "80",
+        "--quiet",
+        "--out",
+        rated.to_str().unwrap(),
+    ];
+    rate.extend(place);
+    let out = damas(&rate, "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(
+        text.matches("against alphabeta:depth=").count(),
+        2,
+        "{text}"
+    );
+    assert!(text.contains("random on the russian ladder:"), "{text}");
+
+    // A ladder for another variant is not there: the error names the file.
+    let out = damas(
+        &[
+            "ladder",
+            "show",
+            "--variant",
+            "english",
+            "--dir",
+            ladders.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("english.json"), "{}", stderr(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -253,30 +253,30 @@ fn bench_learning_trains_for_a_budget_and_rates_checkpoints_on_the_ladder() {
     // The bench lifts the config's generation count: the six-second budget ends the run.
     let config = tiny_train_config(&dir, "tiny", 1);
     let out_dir = dir.join("bench");
-    let out = damas(
-        &[
-            "bench",
-            "learning",
-            "--config",
-            config.to_str().unwrap(),
-            "--minutes",
-            "0.1",
-            "--every",
-            "0.05",
-            "--sims",
-            "4",
-            "--depths",
-            "2",
-            "--rounds",
-            "1",
-            "--quiet",
-            "--out",
-            out_dir.to_str().unwrap(),
-            "--label",
-            "tiny, first try",
-        ],
-        "",
-    );
+    let args = [
+        "bench",
+        "learning",
+        "--config",
+        config.to_str().unwrap(),
+        "--minutes",
+        "0.1",
+        "--every",
+        "0.05",
+        "--sims",
+        "4",
+        "--depths",
+        "2",
+        "--games",
+        "2",
+        "--time",
+        "0.002",
+        "--quiet",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--label",
+        "tiny, first try",
+    ];
+    let out = damas(&args, "");
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("minutes"), "{text}");
@@ -287,14 +287,24 @@ fn bench_learning_trains_for_a_budget_and_rates_checkpoints_on_the_ladder() {
             .unwrap();
     assert_eq!(curve["label"], "tiny, first try");
     let points = curve["points"].as_array().unwrap();
-    // Generation 0 and at least one trained checkpoint, each with results against both depths.
+    // Generation 0 and at least one trained checkpoint, each having met both rungs of the
+    // ladder played here (three asked for, two exist) on both scales.
     assert!(points.len() >= 2, "{curve}");
     assert_eq!(points[0]["generation"], 0);
     for point in points {
         assert_eq!(point["against"].as_array().unwrap().len(), 2, "{point}");
+        assert_eq!(
+            point["timed"]["against"].as_array().unwrap().len(),
+            2,
+            "{point}"
+        );
     }
+    assert_eq!(curve["move_time"], 0.002);
+    assert!(text.contains("Elo at 0.002 s"), "{text}");
     let ladder = curve["ladder"].as_array().unwrap();
+    assert_eq!(ladder[0][0], "alphabeta:depth=1");
     assert_eq!(ladder[0][1]["elo"], 0.0, "depth 1 is the anchor");
+    assert!(out_dir.join("ladder.json").is_file());
     // Each generation's wall clock is accounted for, and the run's clock only grows.
     let clocks: Vec<f64> = curve["time"]
         .as_array()
@@ -306,6 +316,13 @@ fn bench_learning_trains_for_a_budget_and_rates_checkpoints_on_the_ladder() {
     assert!(clocks.windows(2).all(|w| w[0] < w[1]), "{clocks:?}");
     let png = std::fs::read(out_dir.join("curve.png")).unwrap();
     assert_eq!(&png[1..4], b"PNG");
+    // Run again, it resumes everything: no training, no new game, the same curve.
+    let again = damas(&args, "");
+    assert!(again.status.success(), "{}", stderr(&again));
+    let resumed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("curve.json")).unwrap())
+            .unwrap();
+    assert_eq!(resumed["points"], curve["points"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

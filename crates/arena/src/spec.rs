@@ -146,6 +146,36 @@ impl FromStr for PlayerSpec {
     }
 }
 
+impl PlayerSpec {
+    /// The same player thinking `time` per move: a network searches for that long, the
+    /// alpha-beta engine stops by the clock instead of a depth or node count; random players
+    /// are unchanged, and outside engines get their time from the arena's settings.
+    pub fn at_move_time(&self, time: Duration) -> PlayerSpec {
+        match self.clone() {
+            PlayerSpec::Net { path, gumbel, .. } => PlayerSpec::Net {
+                path,
+                simulations: None,
+                time: Some(time),
+                gumbel,
+            },
+            PlayerSpec::AlphaBeta(_) => PlayerSpec::AlphaBeta(Limits {
+                move_time: Some(time),
+                ..Limits::default()
+            }),
+            other => other,
+        }
+    }
+}
+
+/// The players' strings rewritten so that each thinks `time` per move (see
+/// [`PlayerSpec::at_move_time`]): an equal-time match or tournament.
+pub fn at_equal_time(players: &[String], time: Duration) -> Result<Vec<String>, SpecError> {
+    players
+        .iter()
+        .map(|p| Ok(p.parse::<PlayerSpec>()?.at_move_time(time).to_string()))
+        .collect()
+}
+
 impl fmt::Display for PlayerSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -182,6 +212,38 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Random => write!(f, "random"),
             PlayerSpec::Hub(command) => write!(f, "hub:\"{command}\""),
             PlayerSpec::Dxp(address) => write!(f, "dxp:{address}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_time_gives_every_player_the_same_clock() {
+        let players = [
+            "net:runs/a/checkpoints/000010,sims=64,gumbel".to_string(),
+            "alphabeta:depth=6".to_string(),
+            "random".to_string(),
+        ];
+        let timed = at_equal_time(&players, Duration::from_millis(100)).unwrap();
+        assert_eq!(
+            timed,
+            [
+                "net:runs/a/checkpoints/000010,time=0.1,gumbel",
+                "alphabeta:time=0.1",
+                "random"
+            ]
+        );
+        for text in &timed[..2] {
+            let spec: PlayerSpec = text.parse().unwrap();
+            let time = match spec {
+                PlayerSpec::Net { time, .. } => time,
+                PlayerSpec::AlphaBeta(limits) => limits.move_time,
+                _ => None,
+            };
+            assert_eq!(time, Some(Duration::from_millis(100)), "{text}");
         }
     }
 }

@@ -312,7 +312,7 @@ fn tail(slug: &str, n: usize) -> &str {
 }
 
 /// Lower-case letters, digits and dots kept; every run of anything else one `-`.
-fn slug(text: &str) -> String {
+pub(crate) fn slug(text: &str) -> String {
     let mut out = String::new();
     for c in text.chars() {
         if c.is_ascii_alphanumeric() || c == '.' {

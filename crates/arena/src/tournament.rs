@@ -628,7 +628,7 @@ pub fn play_tournament(
 }
 
 /// Refuses a list of players naming one player twice (in its canonical spelling).
-fn refuse_duplicates(players: &[String]) -> Result<(), ArenaError> {
+pub(crate) fn refuse_duplicates(players: &[String]) -> Result<(), ArenaError> {
     let mut seen = std::collections::HashSet::new();
     for text in players {
         let name = text.parse::<PlayerSpec>()?.to_string();

@@ -6,8 +6,8 @@
 use crate::out::{out, outln};
 use damas_arena::{
     ArenaOptions, GameRules, MatchOptions, PlayerSettings, Progress, Resumed, Schedule, Sprt,
-    SprtVerdict, TournamentOptions, checkpoint_players, default_results_dir, play_match,
-    play_tournament,
+    SprtVerdict, TournamentOptions, at_equal_time, checkpoint_players, default_results_dir,
+    play_match, play_tournament,
 };
 use damas_rules::Variant;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -29,6 +29,10 @@ pub struct Common {
     /// Seconds per move for outside (Hub, DXP) engines.
     #[arg(long, default_value_t = 0.1, allow_negative_numbers = true, value_parser = crate::args::positive_seconds)]
     time: f64,
+    /// Equal time: every player thinks this many seconds per move (networks search by the
+    /// clock, alpha-beta too, outside engines get it as --time), whatever its string says.
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::args::positive_seconds, conflicts_with = "time")]
+    equal_time: Option<f64>,
     /// Games longer than this many plies are drawn.
     #[arg(long, default_value_t = GameRules::default().max_plies, value_parser = crate::args::at_least_one::<u32>)]
     max_plies: u32,
@@ -51,6 +55,14 @@ pub struct Common {
 }
 
 impl Common {
+    /// The players' strings, each given the same time per move under `--equal-time`.
+    fn players(&self, players: Vec<String>) -> anyhow::Result<Vec<String>> {
+        Ok(match self.equal_time {
+            Some(seconds) => at_equal_time(&players, Duration::from_secs_f64(seconds))?,
+            None => players,
+        })
+    }
+
     /// The arena's options for `variant`, the results in `--out` or else in the default
     /// directory of these players under `root`.
     fn options(
@@ -69,7 +81,7 @@ impl Common {
             opening_plies: self.opening_plies,
             concurrency: self.concurrency,
             settings: PlayerSettings {
-                engine_time: Duration::from_secs_f64(self.time),
+                engine_time: Duration::from_secs_f64(self.equal_time.unwrap_or(self.time)),
                 device: self.device.open()?,
             },
             rules: GameRules {
@@ -169,7 +181,8 @@ pub struct TournamentArgs {
 
 /// Runs `damas match`.
 pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
-    let players = [args.first, args.second];
+    let players = args.common.players(vec![args.first, args.second])?;
+    let players = [players[0].clone(), players[1].clone()];
     let options = MatchOptions {
         arena: args
             .common
@@ -229,6 +242,7 @@ pub fn run_tournament(args: TournamentArgs) -> anyhow::Result<()> {
             (variant, args.players.clone(), None)
         }
     };
+    let players = args.common.players(players)?;
     let root = if args.gauntlet {
         "runs/arena/gauntlet"
     } else {

@@ -43,16 +43,28 @@ struct LearningArgs {
     /// Directory of the run, tournament and curve (default: runs/learning/<config name>).
     #[arg(long)]
     out: Option<std::path::PathBuf>,
-    /// Simulations per move of the networks in the tournament.
+    /// Simulations per move of the networks when rated.
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
     sims: u32,
-    /// The ladder: alpha-beta at depths 1 to this.
-    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=20))]
+    /// Also rate each checkpoint searching this many seconds per move (the equal-time scale;
+    /// best with a ladder holding `alphabeta:time=` rungs).
+    #[arg(long, value_parser = crate::args::positive_seconds)]
+    time: Option<f64>,
+    /// A stored ladder (`damas ladder build`, e.g. ladders/russian.json); default: a ladder of
+    /// alpha-beta at depths 1 to --depths, played here first.
+    #[arg(long)]
+    ladder: Option<std::path::PathBuf>,
+    /// Without --ladder: the ladder played here is alpha-beta at depths 1 to this.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(2..=20))]
     depths: u32,
-    /// Each checkpoint meets each depth twice per round (colours swapped, one opening a round).
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
-    rounds: u32,
-    /// Tournament games played at once.
+    /// Rungs each checkpoint meets, each chosen nearest its rating so far.
+    #[arg(long, default_value_t = 3, value_parser = crate::args::at_least_one::<usize>)]
+    rungs: usize,
+    /// Games of a checkpoint against each rung it meets (and of each pair of a ladder played
+    /// here).
+    #[arg(long, default_value_t = 20, value_parser = crate::args::at_least_one::<u32>)]
+    games: u32,
+    /// Games played at once (one at a time when a player thinks by the clock).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
     concurrency: u64,
     /// Other benchmark directories whose curves share the picture.
@@ -266,8 +278,11 @@ fn learning(args: LearningArgs) -> anyhow::Result<()> {
         every: args.every.unwrap_or(args.minutes / 5),
         out: out.clone(),
         simulations: args.sims,
+        move_time: args.time.map(std::time::Duration::from_secs_f64),
+        ladder: args.ladder,
         depths: args.depths,
-        rounds: args.rounds,
+        rungs: args.rungs,
+        games: args.games,
         concurrency: args.concurrency as usize,
         compare: args.compare,
         label: args.label,

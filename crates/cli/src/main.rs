@@ -8,6 +8,7 @@ mod board;
 mod dxp;
 mod export;
 mod hub;
+mod ladder;
 mod model;
 mod moves;
 mod out;
@@ -63,6 +64,8 @@ enum Command {
     Match(arena::MatchArgs),
     /// Play a round robin or gauntlet and fit ratings for every player.
     Tournament(arena::TournamentArgs),
+    /// Build, show or climb a stored alpha-beta ladder (`damas ladder build|show|rate`).
+    Ladder(ladder::Args),
     /// Write a checkpoint's network for other engines (ONNX or safetensors, with metadata).
     Export(export::Args),
 }
@@ -93,6 +96,7 @@ fn main() -> ExitCode {
         Command::Worker(args) => worker::run(args),
         Command::Match(args) => arena::run_match(args),
         Command::Tournament(args) => arena::run_tournament(args),
+        Command::Ladder(args) => ladder::run(args),
         Command::Export(args) => export::run(args),
     };
     match result {

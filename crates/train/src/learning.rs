@@ -1,24 +1,28 @@
 //! `damas bench learning`: strength against training time. A run is trained from scratch for a
 //! wall-clock budget (the run's own loop, [`crate::run::Run`] with a budget), then checkpoints
-//! picked every few minutes meet an alpha-beta ladder (`alphabeta:depth=1..D`) in one
-//! tournament whose joint rating fit, anchored at depth 1, puts networks and ladder on one
-//! scale. The result is a table, the minutes each ladder level took to reach, `curve.json`
-//! and `curve.png` (several runs can share the picture, for ablations).
+//! picked every few minutes are rated on an alpha-beta ladder: a stored one
+//! (`ladders/<variant>.json`, `damas ladder build`), or one of `alphabeta:depth=1..D` played
+//! here first. Each checkpoint meets only the few rungs nearest its strength
+//! ([`damas_arena::ladder::climb`]), at a fixed number of simulations and, if asked, again at
+//! a fixed time per move (the equal-time scale). The result is a table, the minutes each rung
+//! took to reach, `curve.json` and `curve.png` (several runs can share the picture).
 //!
-//! Everything lives in one directory: the run (`<out>/<name>/`), the tournament
-//! (`<out>/tournament/`, resumable like any tournament), `curve.json` and `curve.png`.
-//! Running the command again resumes whatever was left.
+//! Everything lives in one directory: the run (`<out>/<name>/`), a ladder played here
+//! (`<out>/ladder.json`, its games under `<out>/ladder/`), the checkpoints' matches
+//! (`<out>/rated/<scale>/<generation>/<rung>/`), `curve.json` and `curve.png`. Running the
+//! command again resumes whatever was left, mid-match included.
 
 use crate::config::ConfigFile;
 use crate::run::{GenerationTime, Progress, RunError, RunPaths, train};
+use damas_arena::ladder::{LadderFileError, LadderOptions, build_ladder, climb};
 pub use damas_arena::plot::TimeAxis;
 use damas_arena::plot::{Curve, PlotError, learning_curves};
 use damas_arena::{
-    ArenaError, ArenaOptions, EloEstimate, GameRules, PlayerSettings, Schedule, TournamentOptions,
-    Wdl, play_tournament,
+    ArenaError, ArenaOptions, ClimbOptions, EloEstimate, GameRules, Ladder, PlayerSettings, Wdl,
+    read_ladder, write_ladder,
 };
 use damas_nn::read_any_meta;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -30,17 +34,24 @@ pub struct LearningOptions {
     pub config: ConfigFile,
     /// Wall-clock budget of the training, in minutes.
     pub minutes: f64,
-    /// One checkpoint per this much training time goes to the tournament.
+    /// One checkpoint per this much training time is rated.
     pub every: Duration,
     /// The directory of everything (see the module documentation).
     pub out: PathBuf,
-    /// Simulations per move of the networks in the tournament.
+    /// Simulations per move of the networks.
     pub simulations: u32,
-    /// The ladder: alpha-beta at depths 1 to this.
+    /// Also rate each checkpoint searching this long per move (the equal-time scale).
+    pub move_time: Option<Duration>,
+    /// A stored ladder file; none: a ladder of `alphabeta:depth=1..depths` played here.
+    pub ladder: Option<PathBuf>,
+    /// The depths of a ladder played here.
     pub depths: u32,
-    /// Each checkpoint meets each ladder level `2 x rounds` times (colours swapped).
-    pub rounds: u32,
-    /// Tournament games played at once.
+    /// Rungs each checkpoint meets, chosen near its strength.
+    pub rungs: usize,
+    /// Games of each checkpoint against each rung it meets (and of each pair of a ladder
+    /// played here).
+    pub games: u32,
+    /// Games played at once (one at a time when a player thinks by the clock).
     pub concurrency: usize,
     /// Other benchmark directories whose curves are drawn beside this one.
     pub compare: Vec<PathBuf>,
@@ -48,6 +59,48 @@ pub struct LearningOptions {
     pub label: Option<String>,
     /// How `curve.png` scales training time.
     pub time_axis: TimeAxis,
+}
+
+/// A rung's player string, as `curve.json` names it. Curves written before ladders had named
+/// rungs called them by their depth, which still reads (as `alphabeta:depth=N`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Rung(pub String);
+
+impl<'de> Deserialize<'de> for Rung {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Stored {
+            Depth(u32),
+            Player(String),
+        }
+        Ok(match Stored::deserialize(deserializer)? {
+            Stored::Depth(depth) => Rung(format!("alphabeta:depth={depth}")),
+            Stored::Player(player) => Rung(player),
+        })
+    }
+}
+
+impl Rung {
+    /// A short column heading: `d4` for a depth, `t0.1` for a time per move, else the string.
+    pub fn short(&self) -> String {
+        let rest = self.0.strip_prefix("alphabeta:");
+        match rest.and_then(|r| r.split_once('=')) {
+            Some(("depth", d)) if !d.contains(',') => format!("d{d}"),
+            Some(("time", t)) if !t.contains(',') => format!("t{t}"),
+            _ => self.0.clone(),
+        }
+    }
+}
+
+/// A checkpoint's rating on one scale and the games it came from.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Rated {
+    /// Its rating on the ladder's scale.
+    pub rating: EloEstimate,
+    /// Its results against each rung it met, in the order played.
+    pub against: Vec<(Rung, Wdl)>,
 }
 
 /// One rated checkpoint of a learning curve.
@@ -59,10 +112,13 @@ pub struct CurvePoint {
     pub generation: u32,
     /// Self-play samples made up to it.
     pub samples: u64,
-    /// Its rating on the ladder's scale.
+    /// Its rating at the curve's simulations per move.
     pub rating: EloEstimate,
-    /// Its results against each ladder depth (depth, results), in depth order.
-    pub against: Vec<(u32, Wdl)>,
+    /// Its results against each rung it met at those simulations.
+    pub against: Vec<(Rung, Wdl)>,
+    /// Its rating searching the curve's time per move, if one was asked for.
+    #[serde(default)]
+    pub timed: Option<Rated>,
 }
 
 /// A learning curve, as `curve.json` keeps it.
@@ -74,8 +130,11 @@ pub struct LearningCurve {
     pub variant: String,
     /// Simulations per move of the networks.
     pub simulations: u32,
-    /// The ladder's ratings: (depth, rating), depth 1 fixed at 0.
-    pub ladder: Vec<(u32, EloEstimate)>,
+    /// Seconds per move of the equal-time ratings, if any.
+    #[serde(default)]
+    pub move_time: Option<f64>,
+    /// The ladder's ratings: (rung, rating), the first rung fixed at 0.
+    pub ladder: Vec<(Rung, EloEstimate)>,
     /// The rated checkpoints, in time order.
     pub points: Vec<CurvePoint>,
     /// Where each generation's time went: (generation, record).
@@ -83,61 +142,103 @@ pub struct LearningCurve {
 }
 
 impl LearningCurve {
-    /// Training minutes until a checkpoint first rated at or above each ladder depth:
-    /// (depth, minutes), for the depths reached.
-    pub fn minutes_to_depths(&self) -> Vec<(u32, f64)> {
+    /// Training minutes until a checkpoint first rated at or above each rung, at the curve's
+    /// simulations: (rung, minutes), for the rungs reached.
+    pub fn minutes_to_rungs(&self) -> Vec<(Rung, f64)> {
+        self.reached(|p| Some(p.rating.elo))
+    }
+
+    /// The same on the equal-time scale.
+    pub fn minutes_to_rungs_timed(&self) -> Vec<(Rung, f64)> {
+        self.reached(|p| p.timed.as_ref().map(|t| t.rating.elo))
+    }
+
+    fn reached(&self, elo: impl Fn(&CurvePoint) -> Option<f64>) -> Vec<(Rung, f64)> {
         self.ladder
             .iter()
-            .filter_map(|&(depth, level)| {
+            .filter_map(|(rung, level)| {
                 self.points
                     .iter()
-                    .find(|p| p.rating.elo >= level.elo)
-                    .map(|p| (depth, p.minutes))
+                    .find(|p| elo(p).is_some_and(|e| e >= level.elo))
+                    .map(|p| (rung.clone(), p.minutes))
             })
             .collect()
     }
 
     /// The table the command prints: per checkpoint minutes, generation, samples, Elo with its
-    /// interval and the score against each depth; then the ladder, the minutes to each level
-    /// and the time split.
+    /// interval on each scale and the scores against the rungs met; then the ladder, the
+    /// minutes to each rung and the time split.
     pub fn table(&self) -> String {
         let mut out = format!(
-            "{} ({}), networks at {} simulations per move\n",
+            "{} ({}), networks at {} simulations per move",
             self.label, self.variant, self.simulations
         );
+        if let Some(t) = self.move_time {
+            out += &format!(" and at {t} s per move");
+        }
+        out.push('\n');
         out += &format!(
             "{:>7} {:>4} {:>8} {:>22}",
             "minutes", "gen", "samples", "Elo (95%)"
         );
-        for (depth, _) in &self.ladder {
-            out += &format!(" {:>6}", format!("d{depth}"));
+        if let Some(t) = self.move_time {
+            out += &format!(" {:>22}", format!("Elo at {t} s (95%)"));
         }
-        out.push('\n');
+        out += "  scores against the rungs met\n";
+        let interval = |r: &EloEstimate| format!("{:.0} [{:.0}, {:.0}]", r.elo, r.low, r.high);
+        let scores = |against: &[(Rung, Wdl)]| {
+            against
+                .iter()
+                .map(|(rung, wdl)| format!("{} {:.1}%", rung.short(), 100.0 * wdl.score()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         for point in &self.points {
-            let r = &point.rating;
             out += &format!(
                 "{:>7.1} {:>4} {:>8} {:>22}",
                 point.minutes,
                 point.generation,
                 point.samples,
-                format!("{:.0} [{:.0}, {:.0}]", r.elo, r.low, r.high)
+                interval(&point.rating)
             );
-            for (_, wdl) in &point.against {
-                out += &format!(" {:>5.1}%", 100.0 * wdl.score());
+            if self.move_time.is_some() {
+                let timed = point.timed.as_ref();
+                out += &format!(
+                    " {:>22}",
+                    timed.map_or("-".to_string(), |t| interval(&t.rating))
+                );
+            }
+            out += &format!("  {}", scores(&point.against));
+            if let Some(timed) = &point.timed {
+                out += &format!("; timed: {}", scores(&timed.against));
             }
             out.push('\n');
         }
         out += "ladder:";
-        for (depth, r) in &self.ladder {
-            out += &format!(" d{depth} {:.0} [{:.0}, {:.0}];", r.elo, r.low, r.high);
+        for (rung, r) in &self.ladder {
+            out += &format!(
+                " {} {:.0} [{:.0}, {:.0}];",
+                rung.short(),
+                r.elo,
+                r.low,
+                r.high
+            );
         }
         out.push('\n');
-        let reached = self.minutes_to_depths();
-        if reached.is_empty() {
-            out += "minutes to reach a ladder level: none reached\n";
+        let mut scales = vec![(
+            format!("{} simulations", self.simulations),
+            self.minutes_to_rungs(),
+        )];
+        if let Some(t) = self.move_time {
+            scales.push((format!("{t} s per move"), self.minutes_to_rungs_timed()));
         }
-        for (depth, minutes) in reached {
-            out += &format!("minutes to reach the level of depth {depth}: {minutes:.1}\n");
+        for (scale, reached) in scales {
+            if reached.is_empty() {
+                out += &format!("minutes to reach a rung at {scale}: none reached\n");
+            }
+            for (rung, minutes) in reached {
+                out += &format!("minutes to reach {} at {scale}: {minutes:.1}\n", rung.0);
+            }
         }
         let total = |f: fn(&GenerationTime) -> f64| self.time.iter().map(|(_, t)| f(t)).sum();
         let (selfplay, training, io, evaluation): (f64, f64, f64, f64) = (
@@ -196,6 +297,19 @@ pub enum LearningError {
         /// What is wrong.
         message: String,
     },
+    /// The stored ladder could not be read or written.
+    #[error(transparent)]
+    Ladder(#[from] LadderFileError),
+    /// The stored ladder is for another variant.
+    #[error("the ladder {path} is for {found}, but the run plays {wanted}")]
+    LadderVariant {
+        /// The ladder file.
+        path: PathBuf,
+        /// Its variant.
+        found: String,
+        /// The run's.
+        wanted: String,
+    },
     /// The run made no checkpoint to rate.
     #[error("the run in {0} has no trained checkpoint")]
     NoCheckpoints(PathBuf),
@@ -204,15 +318,15 @@ pub enum LearningError {
     Invalid(String),
 }
 
-/// Trains (or resumes) the run, rates its checkpoints against the ladder and writes
-/// `curve.json` and `curve.png`; `progress` sees both phases.
+/// Trains (or resumes) the run, rates its checkpoints on the ladder and writes `curve.json`
+/// and `curve.png`; `progress` sees every phase.
 pub fn learning_curve(
     options: &LearningOptions,
     progress: &mut dyn Progress,
 ) -> Result<LearningCurve, LearningError> {
-    if options.depths == 0 || options.rounds == 0 || options.simulations == 0 {
+    if options.depths < 2 || options.rungs == 0 || options.games == 0 || options.simulations == 0 {
         return Err(LearningError::Invalid(
-            "depths, rounds and simulations must be at least 1".into(),
+            "depths must be at least 2, and rungs, games and simulations at least 1".into(),
         ));
     }
     if options.every.is_zero() {
@@ -234,60 +348,87 @@ pub fn learning_curve(
     let name = &file.config.name;
     let paths = RunPaths::new(&options.out.join(name));
     let chosen = choose_checkpoints(&paths, options.every)?;
-    let ladder: Vec<String> = (1..=options.depths)
-        .map(|d| format!("alphabeta:depth={d}"))
-        .collect();
-    let mut players = ladder.clone();
-    for &(generation, _) in &chosen {
-        players.push(format!(
-            "net:{},sims={}",
-            paths.checkpoint(generation).display(),
-            options.simulations
-        ));
-    }
-    let rungs = ladder.len();
-    let mut pairs: Vec<(usize, usize)> = (0..rungs)
-        .flat_map(|a| (a + 1..rungs).map(move |b| (a, b)))
-        .collect();
-    pairs.extend((rungs..players.len()).flat_map(|net| (0..rungs).map(move |d| (net, d))));
-    let games = (pairs.len() as u64) * 2 * u64::from(options.rounds);
-    let tournament = TournamentOptions {
-        arena: ArenaOptions {
-            variant: file.config.variant,
-            openings: None,
-            opening_plies: file.config.evaluation.opening_plies,
-            concurrency: options.concurrency,
-            settings: PlayerSettings {
-                device: file.config.device.open()?,
-                ..PlayerSettings::default()
-            },
-            rules: GameRules {
-                max_plies: file.config.selfplay.max_plies,
-                ..GameRules::default()
-            },
-            out: options.out.join("tournament"),
-            seed: file.config.seed,
+    let arena = ArenaOptions {
+        variant: file.config.variant,
+        openings: None,
+        opening_plies: file.config.evaluation.opening_plies,
+        concurrency: options.concurrency,
+        settings: PlayerSettings {
+            device: file.config.device.open()?,
+            ..PlayerSettings::default()
         },
-        players,
-        checkpoints: None,
-        rounds: options.rounds,
-        schedule: Schedule::Pairs(pairs),
-        anchor: 0,
+        rules: GameRules {
+            max_plies: file.config.selfplay.max_plies,
+            ..GameRules::default()
+        },
+        out: options.out.join("ladder"),
+        seed: file.config.seed,
     };
-    progress.start("tournament", games);
-    let summary = play_tournament(&tournament, &mut |p| {
-        progress.update(
-            p.done as u64,
-            &format!("{}/{} {}", p.done, p.total, p.message),
-        );
-    });
+    let ladder = ladder(options, &arena, progress)?;
+    let mut scales = vec![(format!("sims{}", options.simulations), None)];
+    if let Some(time) = options.move_time {
+        scales.push((format!("time{}", time.as_secs_f64()), Some(time)));
+    }
+    let games = (chosen.len() * scales.len() * options.rungs) as u64 * u64::from(options.games);
+    progress.start("checkpoints", games);
+    let mut done = 0u64;
+    let mut ratings: Vec<Vec<Rated>> = Vec::new();
+    for (scale, time) in &scales {
+        // The bracket of each checkpoint starts where the one before landed (the first at
+        // the weakest rung): a run mostly climbs.
+        let mut start = ladder.rungs[0].rating.elo;
+        let mut rated = Vec::new();
+        for &(generation, _) in &chosen {
+            let checkpoint = paths.checkpoint(generation);
+            let player = match time {
+                Some(t) => format!("net:{},time={}", checkpoint.display(), t.as_secs_f64()),
+                None => format!("net:{},sims={}", checkpoint.display(), options.simulations),
+            };
+            let climbed = climb(
+                &ladder,
+                &ClimbOptions {
+                    arena: ArenaOptions {
+                        out: options
+                            .out
+                            .join("rated")
+                            .join(scale)
+                            .join(format!("{generation:06}")),
+                        ..arena.clone()
+                    },
+                    player,
+                    rungs: options.rungs,
+                    games: options.games,
+                    start,
+                    timed_concurrency: 1,
+                },
+                &mut |pair, p| {
+                    if p.resumed.is_none() && p.done > 0 {
+                        done += 1;
+                    }
+                    progress.update(
+                        done,
+                        &format!("generation {generation}, {pair}: {}/{}", p.done, p.total),
+                    );
+                },
+            )?;
+            start = climbed.rating.elo;
+            rated.push(Rated {
+                rating: climbed.rating,
+                against: climbed
+                    .against
+                    .iter()
+                    .map(|&(i, wdl)| (Rung(ladder.rungs[i].player.clone()), wdl))
+                    .collect(),
+            });
+        }
+        ratings.push(rated);
+    }
     progress.finish();
-    let summary = summary?;
+    let mut timed = ratings.get(1).cloned().map(|r| r.into_iter().map(Some));
     let points = chosen
         .iter()
-        .enumerate()
-        .map(|(i, &(generation, time))| {
-            let index = rungs + i;
+        .zip(&ratings[0])
+        .map(|(&(generation, time), at_sims)| {
             let samples = read_any_meta(&paths.checkpoint(generation))
                 .ok()
                 .and_then(|meta| meta.metrics.get("total_samples").copied())
@@ -296,10 +437,9 @@ pub fn learning_curve(
                 minutes: time / 60.0,
                 generation,
                 samples,
-                rating: summary.ratings[index],
-                against: (0..rungs)
-                    .map(|d| (d as u32 + 1, summary.table[index][d]))
-                    .collect(),
+                rating: at_sims.rating,
+                against: at_sims.against.clone(),
+                timed: timed.as_mut().and_then(|t| t.next().flatten()),
             }
         })
         .collect();
@@ -312,8 +452,11 @@ pub fn learning_curve(
         label: options.label.clone().unwrap_or_else(|| name.to_string()),
         variant: file.config.variant.to_string(),
         simulations: options.simulations,
-        ladder: (0..rungs)
-            .map(|d| (d as u32 + 1, summary.ratings[d]))
+        move_time: options.move_time.map(|t| t.as_secs_f64()),
+        ladder: ladder
+            .rungs
+            .iter()
+            .map(|r| (Rung(r.player.clone()), r.rating))
             .collect(),
         points,
         time,
@@ -330,6 +473,51 @@ pub fn learning_curve(
     Ok(curve)
 }
 
+/// The ladder the checkpoints are rated on: the stored one, or `alphabeta:depth=1..D` played
+/// here (every pair) and kept in `<out>/ladder.json`.
+fn ladder(
+    options: &LearningOptions,
+    arena: &ArenaOptions,
+    progress: &mut dyn Progress,
+) -> Result<Ladder, LearningError> {
+    if let Some(path) = &options.ladder {
+        let ladder = read_ladder(path)?;
+        if ladder.variant != arena.variant.name() {
+            return Err(LearningError::LadderVariant {
+                path: path.clone(),
+                found: ladder.variant,
+                wanted: arena.variant.name().to_string(),
+            });
+        }
+        return Ok(ladder);
+    }
+    let rungs: Vec<String> = (1..=options.depths)
+        .map(|d| format!("alphabeta:depth={d}"))
+        .collect();
+    let reach = rungs.len();
+    let pairs = (rungs.len() * (rungs.len() - 1) / 2) as u64;
+    progress.start("ladder", pairs * u64::from(options.games));
+    let mut done = 0u64;
+    let ladder = build_ladder(
+        &LadderOptions {
+            arena: arena.clone(),
+            rungs,
+            reach,
+            games: options.games,
+            timed_concurrency: 1,
+        },
+        &mut |pair, p| {
+            if p.resumed.is_none() && p.done > 0 {
+                done += 1;
+            }
+            progress.update(done, &format!("{pair}: {}/{}", p.done, p.total));
+        },
+    )?;
+    progress.finish();
+    write_ladder(&options.out.join("ladder.json"), &ladder)?;
+    Ok(ladder)
+}
+
 /// Reads a `curve.json`.
 pub fn read_curve(path: &Path) -> Result<LearningCurve, LearningError> {
     let text = std::fs::read_to_string(path).map_err(|source| LearningError::Io {
@@ -342,21 +530,42 @@ pub fn read_curve(path: &Path) -> Result<LearningCurve, LearningError> {
     })
 }
 
-/// Draws `curves` (the first one's ladder as the reference lines) into `path`, time on `axis`.
+/// Draws `curves` (each on both scales when it has timed ratings; the first one's ladder as
+/// the reference lines, those within reach of the curves) into `path`, time on `axis`.
 pub fn draw(path: &Path, curves: &[LearningCurve], axis: TimeAxis) -> Result<(), PlotError> {
-    let lines: Vec<Curve> = curves
-        .iter()
-        .map(|c| Curve {
-            label: c.label.clone(),
+    let mut lines: Vec<Curve> = Vec::new();
+    for c in curves {
+        lines.push(Curve {
+            label: format!("{}, {} sims", c.label, c.simulations),
             points: c.points.iter().map(|p| (p.minutes, p.rating)).collect(),
-        })
-        .collect();
+        });
+        if let Some(t) = c.move_time {
+            lines.push(Curve {
+                label: format!("{}, {t} s/move", c.label),
+                points: c
+                    .points
+                    .iter()
+                    .filter_map(|p| p.timed.as_ref().map(|r| (p.minutes, r.rating)))
+                    .collect(),
+            });
+        }
+    }
+    let best = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|(_, r)| r.elo))
+        .fold(f64::NEG_INFINITY, f64::max);
     let ladder: Vec<(String, f64)> = curves
         .first()
         .map(|c| {
-            c.ladder
+            // Rungs up to the first one above the best checkpoint: the rest only squash the
+            // picture.
+            let mut sorted: Vec<&(Rung, EloEstimate)> = c.ladder.iter().collect();
+            sorted.sort_by(|a, b| a.1.elo.total_cmp(&b.1.elo));
+            let above = sorted.iter().position(|(_, r)| r.elo > best);
+            let keep = above.map_or(sorted.len(), |i| i + 1);
+            sorted[..keep]
                 .iter()
-                .map(|(d, r)| (format!("depth {d}"), r.elo))
+                .map(|(rung, r)| (rung.0.trim_start_matches("alphabeta:").to_string(), r.elo))
                 .collect()
         })
         .unwrap_or_default();
