@@ -55,6 +55,134 @@ pub struct TrainConfig {
     /// The first generation's games played by the alpha-beta engine instead.
     #[serde(default)]
     pub warm_start: WarmStartSection,
+    /// Larger networks taking over during the run.
+    #[serde(default)]
+    pub growth: GrowthSection,
+}
+
+/// `[growth]`: the network grows during the run, as KataGo's did. When a stage is due, a fresh
+/// network of the stage's size trains `steps` steps on the replay window, then plays
+/// `gate_games` games against the current network and takes over if it scores at least
+/// `gate_score`; otherwise the old network trains on and the candidate (kept in the run's
+/// `candidates/` folder) trains further and tries again next generation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GrowthSection {
+    /// The sizes and when each is due, in order (none: the network keeps `[network]`'s size).
+    pub stages: Vec<GrowthStage>,
+    /// Training steps of a candidate on the replay window per try, before it plays.
+    pub steps: u64,
+    /// Games of a candidate against the network it would replace (0: it takes over at once).
+    pub gate_games: u32,
+    /// The score a candidate needs in those games.
+    pub gate_score: f64,
+}
+
+impl Default for GrowthSection {
+    fn default() -> Self {
+        GrowthSection {
+            stages: Vec::new(),
+            steps: 1000,
+            gate_games: 20,
+            gate_score: 0.5,
+        }
+    }
+}
+
+/// One stage of `[growth]`: a network size and when it is due, after a generation or after
+/// some minutes of the run's clock (one of the two; every stage of a run uses the same one).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GrowthStage {
+    /// Due from this generation on.
+    #[serde(default)]
+    pub generation: Option<u32>,
+    /// Due once the run's clock has passed this many minutes.
+    #[serde(default)]
+    pub minute: Option<f64>,
+    /// Residual blocks of the stage's network.
+    pub blocks: usize,
+    /// Channels of the stage's network.
+    pub channels: usize,
+}
+
+impl GrowthStage {
+    /// The stage's network size.
+    pub fn size(&self) -> NetworkSize {
+        NetworkSize {
+            blocks: self.blocks,
+            channels: self.channels,
+        }
+    }
+
+    /// Whether the stage is due at `generation` with `minutes` on the run's clock.
+    pub fn is_due(&self, generation: u32, minutes: f64) -> bool {
+        self.generation.is_some_and(|g| generation >= g)
+            || self.minute.is_some_and(|m| minutes >= m)
+    }
+}
+
+impl GrowthSection {
+    /// The network size due at `generation` with `minutes` on the run's clock: the last stage
+    /// due, else `base`.
+    pub fn size_due(&self, base: NetworkSize, generation: u32, minutes: f64) -> NetworkSize {
+        self.stages
+            .iter()
+            .rev()
+            .find(|s| s.is_due(generation, minutes))
+            .map_or(base, GrowthStage::size)
+    }
+
+    /// Checks every value against its range, and that the stages say when in one way and
+    /// in order.
+    pub fn validate(&self) -> Result<(), InvalidValue> {
+        InvalidValue::check(
+            (0.0..=1.0).contains(&self.gate_score),
+            "growth",
+            "gate_score",
+            self.gate_score,
+            "0 to 1",
+        )?;
+        InvalidValue::check(
+            (1..=10_000_000).contains(&self.steps),
+            "growth",
+            "steps",
+            self.steps,
+            "1 to 10000000",
+        )?;
+        let by_generation = self.stages.first().is_some_and(|s| s.generation.is_some());
+        let mut last = f64::NEG_INFINITY;
+        for (i, stage) in self.stages.iter().enumerate() {
+            let section = format!("growth.stages[{i}]");
+            stage.size().validate(&section)?;
+            let when = match (stage.generation, stage.minute) {
+                (Some(g), None) if by_generation => f64::from(g),
+                (None, Some(m)) if !by_generation && m.is_finite() && m >= 0.0 => m,
+                (generation, minute) => {
+                    return Err(InvalidValue {
+                        key: section,
+                        value: format!("generation {generation:?}, minute {minute:?}"),
+                        allowed: "one of `generation` or `minute` (minutes at least 0), the same \
+                                  one in every stage"
+                            .into(),
+                    });
+                }
+            };
+            InvalidValue::check(
+                when > last,
+                &section,
+                if by_generation {
+                    "generation"
+                } else {
+                    "minute"
+                },
+                when,
+                "later than the stage before",
+            )?;
+            last = when;
+        }
+        Ok(())
+    }
 }
 
 /// `[warm_start]`: generation 1 trains on the alpha-beta engine's games against itself (the
@@ -716,6 +844,7 @@ impl TrainConfig {
         self.training.validate()?;
         self.evaluation.validate()?;
         self.distributed.validate()?;
+        self.growth.validate()?;
         self.warm_start.validate()
     }
 

@@ -27,7 +27,7 @@ use damas_engine::Limits;
 use damas_mcts::{Evaluator, StaticEvaluator};
 use damas_models::{Model, ModelError};
 use damas_nn::{
-    BoardShape, CheckpointError, CheckpointMeta, Device, DeviceError, NetworkConfig,
+    BoardShape, CheckpointError, CheckpointMeta, Device, DeviceError, NetworkConfig, NetworkSize,
     checkpoint_dir, list_checkpoints, write_atomically,
 };
 use damas_rules::{Game, Position, Rules};
@@ -36,6 +36,7 @@ use damas_selfplay::{
     play_into_shards,
 };
 use damas_store::{Location, RunStore, StoreError};
+use rand::rngs::StdRng;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -1059,8 +1060,7 @@ impl<'a, V: Rules> Run<'a, V> {
     ) -> Result<(TrainMetrics, GenerationTime), RunError> {
         let loading = Instant::now();
         let previous = self.paths.checkpoint(generation - 1);
-        let (mut trainer, meta) =
-            Trainer::<V>::resume(&previous, &self.config.training, &self.device)?;
+        let (trainer, meta) = Trainer::<V>::resume(&previous, &self.config.training, &self.device)?;
         let training = &self.config.training;
         let total = self.total_samples(generation);
         let window_size = ReplayWindow::size_for(training, total);
@@ -1073,34 +1073,18 @@ impl<'a, V: Rules> Run<'a, V> {
         let steps = ((done.samples as f64 * training.samples_per_new_sample)
             / training.batch_size as f64)
             .ceil() as u64;
-        self.progress
-            .start(&format!("generation {generation} training"), steps);
-        let mut rng =
+        let mut rng: StdRng =
             rand::SeedableRng::seed_from_u64(self.config.seed ^ u64::from(generation) << 20);
-        for i in 0..steps {
-            if window.is_empty() {
-                break;
+        let (mut trainer, meta) = match self.grow(generation, &meta, &window, &mut rng)? {
+            Some(mut grown) => {
+                // The new network joins the run's step count (and its learning-rate schedule).
+                grown.0.set_step(trainer.step());
+                grown
             }
-            let batch = window.sample(training.batch_size, &mut rng);
-            let metrics = trainer.train_step(&batch);
-            let step = trainer.step();
-            let board = &mut self.board;
-            board.scalar("loss/policy", metrics.policy_loss, step);
-            board.scalar("loss/value", metrics.value_loss, step);
-            board.scalar("train/policy_entropy", metrics.policy_entropy, step);
-            board.scalar("train/value_accuracy", metrics.value_accuracy, step);
-            board.scalar("loss/material", metrics.material_loss, step);
-            board.scalar("loss/moves_left", metrics.moves_left_loss, step);
-            board.scalar("train/learning_rate", trainer.learning_rate(), step);
-            self.progress.update(
-                i + 1,
-                &format!(
-                    "policy {:.3} value {:.3}",
-                    metrics.policy_loss, metrics.value_loss
-                ),
-            );
-        }
-        self.progress.finish();
+            None => (trainer, meta),
+        };
+        let phase = format!("generation {generation} training");
+        self.fit(&mut trainer, &window, steps, &mut rng, &phase, false);
         time.training = training_started.elapsed().as_secs_f64();
         let saving = Instant::now();
         let metrics = trainer.take_metrics();
@@ -1132,6 +1116,122 @@ impl<'a, V: Rules> Run<'a, V> {
         Ok((metrics, time))
     }
 
+    /// `steps` optimisation steps of `trainer` on batches drawn from `window`, each step's
+    /// losses to TensorBoard (a growth candidate's under `growth/`, at its own step).
+    fn fit(
+        &mut self,
+        trainer: &mut Trainer<V>,
+        window: &ReplayWindow,
+        steps: u64,
+        rng: &mut StdRng,
+        phase: &str,
+        candidate: bool,
+    ) {
+        let tag = |name: &str| {
+            if candidate {
+                format!("growth/{}", name.replace('/', "_"))
+            } else {
+                name.to_string()
+            }
+        };
+        self.progress.start(phase, steps);
+        for i in 0..steps {
+            if window.is_empty() {
+                break;
+            }
+            let batch = window.sample(self.config.training.batch_size, rng);
+            let metrics = trainer.train_step(&batch);
+            let step = trainer.step();
+            let board = &mut self.board;
+            board.scalar(&tag("loss/policy"), metrics.policy_loss, step);
+            board.scalar(&tag("loss/value"), metrics.value_loss, step);
+            board.scalar(&tag("train/policy_entropy"), metrics.policy_entropy, step);
+            board.scalar(&tag("train/value_accuracy"), metrics.value_accuracy, step);
+            board.scalar(&tag("loss/material"), metrics.material_loss, step);
+            board.scalar(&tag("loss/moves_left"), metrics.moves_left_loss, step);
+            board.scalar(&tag("train/learning_rate"), trainer.learning_rate(), step);
+            self.progress.update(
+                i + 1,
+                &format!(
+                    "policy {:.3} value {:.3}",
+                    metrics.policy_loss, metrics.value_loss
+                ),
+            );
+        }
+        self.progress.finish();
+    }
+
+    /// With `[growth]`, when a network of another size is due than the one of `current` (the
+    /// checkpoint before `generation`): its candidate (fresh, or kept in `candidates/BxC/` from
+    /// an earlier try) trains on the window, is kept, and plays the current network. Returns
+    /// it, with the metadata of its checkpoints, if it takes over.
+    fn grow(
+        &mut self,
+        generation: u32,
+        current: &CheckpointMeta,
+        window: &ReplayWindow,
+        rng: &mut StdRng,
+    ) -> Result<Option<(Trainer<V>, CheckpointMeta)>, RunError> {
+        let growth = self.config.growth.clone();
+        let minutes = self.clock_after(generation - 1) / 60.0;
+        let due = growth.size_due(self.config.network, generation, minutes);
+        let size = NetworkSize {
+            blocks: current.network.blocks,
+            channels: current.network.channels,
+        };
+        if due == size {
+            return Ok(None);
+        }
+        let name = format!("{}x{}", due.blocks, due.channels);
+        let dir = self.paths.root.join("candidates").join(&name);
+        let (mut candidate, meta) = if dir.join("meta.json").exists() {
+            Trainer::<V>::resume(&dir, &self.config.training, &self.device)?
+        } else {
+            let network = NetworkConfig::sized(BoardShape::of::<V>(), due);
+            let seed = self.config.seed ^ u64::from(generation) << 40;
+            let trainer = Trainer::<V>::new(&network, &self.config.training, seed, &self.device);
+            (trainer, CheckpointMeta::new::<V>(network))
+        };
+        let meta = CheckpointMeta {
+            generation,
+            search: Some(self.evaluation_search()),
+            ..meta
+        };
+        let phase = format!("generation {generation}: {name} candidate training");
+        self.fit(&mut candidate, window, growth.steps, rng, &phase, true);
+        candidate.take_metrics();
+        candidate.save(&dir, &meta, vec![])?;
+        let score = if growth.gate_games > 0 {
+            let new = self.mcts_factory_at(&dir)?;
+            let old = self.mcts_factory(generation - 1)?;
+            let what = format!("{name} candidate vs {}x{}", size.blocks, size.channels);
+            let wdl = self.play(&*new, &*old, growth.gate_games, &what);
+            self.board
+                .scalar("growth/candidate_score", wdl.score(), u64::from(generation));
+            Some(wdl.score())
+        } else {
+            None
+        };
+        let takes_over = score.is_none_or(|s| s >= growth.gate_score);
+        let verdict = if takes_over {
+            "takes over"
+        } else {
+            "trains on and tries again next generation"
+        };
+        self.say(&format!(
+            "generation {generation}: the {name} network after {} steps on the window{}: {verdict}",
+            candidate.step(),
+            score.map_or(String::new(), |s| format!(
+                " scored {:.1}% in {} games against the {}x{}",
+                100.0 * s,
+                growth.gate_games,
+                size.blocks,
+                size.channels
+            )),
+        ));
+        Ok(takes_over.then_some((candidate, meta)))
+    }
+
     /// A match between two checkpoints under MCTS; results for the first.
     fn net_match(
         &mut self,
@@ -1151,8 +1251,14 @@ impl<'a, V: Rules> Run<'a, V> {
     }
 
     fn mcts_factory(&self, generation: u32) -> Result<BoxedFactory<V>, RunError> {
+        self.mcts_factory_at(&self.paths.checkpoint(generation))
+    }
+
+    /// The evaluation's MCTS player over the checkpoint in `dir`.
+    fn mcts_factory_at(&self, dir: &Path) -> Result<BoxedFactory<V>, RunError> {
+        let model = Model::<V>::open_path(dir, &self.device)?;
         Ok(MctsPlayer::factory(
-            self.load_evaluator(generation)?,
+            model.evaluator(),
             self.evaluation_search(),
             None,
         ))

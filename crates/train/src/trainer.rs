@@ -140,6 +140,12 @@ impl<V: Rules> Trainer<V> {
         Ok((trainer, meta))
     }
 
+    /// Counts steps from `step` on (a network grown during a run joins the run's count, and
+    /// with it the learning-rate schedule).
+    pub fn set_step(&mut self, step: u64) {
+        self.step = step;
+    }
+
     /// Training steps taken so far (over the whole run).
     pub fn step(&self) -> u64 {
         self.step

@@ -820,3 +820,73 @@ fn a_saved_checkpoint_answers_like_the_trained_network() {
     assert!(difference < 1e-5, "largest difference {difference}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_network_grows_when_its_stage_is_due_and_the_grown_one_plays() {
+    let runs = std::env::temp_dir().join(format!("damas-train-grow-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&runs);
+    let text = TINY.replace("generations = 2", "generations = 3")
+        + "\n[growth]\nstages = [{ generation = 2, blocks = 2, channels = 12 }]\nsteps = 4\ngate_games = 2\ngate_score = 0.0\n";
+    run(&text, &runs);
+    let root = runs.join("tiny");
+    let size = |generation: u32| {
+        let meta =
+            damas_nn::read_any_meta(&root.join(format!("checkpoints/{generation:06}"))).unwrap();
+        (meta.network.blocks, meta.network.channels)
+    };
+    assert_eq!(size(1), (1, 8), "before the stage: [network]'s size");
+    assert_eq!(size(2), (2, 12), "the stage is due at generation 2");
+    assert_eq!(size(3), (2, 12), "and the grown network trains on");
+    assert!(root.join("candidates/2x12/model.bpk").is_file());
+    // Generation 3's games were played by the grown network, and it loads and plays.
+    let shards = list_shards(&root.join("shards")).unwrap();
+    let third: Vec<_> = shards
+        .iter()
+        .filter(|s| {
+            s.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("gen000003")
+        })
+        .map(|s| Shard::read(s).unwrap().header.model)
+        .collect();
+    assert!(
+        !third.is_empty() && third.iter().all(|m| m == "tiny/000002"),
+        "{third:?}"
+    );
+    damas_models::Model::<Russian>::open_path(&root.join("checkpoints/000003"), &damas_nn::cpu())
+        .expect("the grown network's checkpoints open");
+    let log = std::fs::read_to_string(root.join("log.txt")).unwrap();
+    assert!(log.contains("the 2x12 network after 4 steps"), "{log}");
+    assert!(log.contains("takes over"), "{log}");
+    let _ = std::fs::remove_dir_all(&runs);
+}
+
+#[test]
+fn growth_stages_say_when_in_one_way_and_in_order() {
+    let parse = |growth: &str| TrainConfig::parse(&format!("{TINY}\n[growth]\n{growth}\n"));
+    assert!(parse("stages = [{ minute = 30, blocks = 6, channels = 64 }]").is_ok());
+    let mixed = parse(
+        "stages = [{ generation = 5, blocks = 2, channels = 8 }, { minute = 9, blocks = 3, channels = 8 }]",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(mixed.contains("growth.stages[1]"), "{mixed}");
+    let both = parse("stages = [{ generation = 5, minute = 2, blocks = 2, channels = 8 }]")
+        .unwrap_err()
+        .to_string();
+    assert!(both.contains("growth.stages[0]"), "{both}");
+    let backwards = parse(
+        "stages = [{ generation = 5, blocks = 2, channels = 8 }, { generation = 3, blocks = 3, channels = 8 }]",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        backwards.contains("later than the stage before"),
+        "{backwards}"
+    );
+    let zero = parse("stages = [{ generation = 5, blocks = 2, channels = 0 }]")
+        .unwrap_err()
+        .to_string();
+    assert!(zero.contains("growth.stages[0].channels"), "{zero}");
+}
