@@ -602,3 +602,43 @@ fn choose_checkpoints(paths: &RunPaths, every: Duration) -> Result<Vec<(u32, f64
     }
     Ok(chosen)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn curves_of_every_earlier_format_still_read() {
+        // The measured curves kept in docs/learning/ name depth rungs by number.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/learning");
+        let mut read = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            if path.extension().is_some_and(|e| e == "json") && text.contains("\"ladder\"") {
+                let curve = read_curve(&path).unwrap();
+                assert_eq!(
+                    curve.ladder[0].0,
+                    Rung("alphabeta:depth=1".into()),
+                    "{path:?}"
+                );
+                assert!(curve.move_time.is_none());
+                read += 1;
+            }
+        }
+        assert!(read > 5, "only {read} curves in {dir:?}");
+    }
+
+    #[test]
+    fn rungs_have_short_headings() {
+        assert_eq!(Rung("alphabeta:depth=12".into()).short(), "d12");
+        assert_eq!(Rung("alphabeta:time=0.1".into()).short(), "t0.1");
+        assert_eq!(Rung("random".into()).short(), "random");
+        let from_number: Rung = serde_json::from_str("4").unwrap();
+        assert_eq!(from_number, Rung("alphabeta:depth=4".into()));
+        assert_eq!(
+            serde_json::to_string(&from_number).unwrap(),
+            "\"alphabeta:depth=4\""
+        );
+    }
+}
