@@ -5,7 +5,8 @@
 //! - [`build_ladder`] plays each rung against the next `reach` rungs of its list (one match
 //!   directory per pair, so a stopped build resumes), fits the ratings with the first rung at
 //!   0 and returns the [`Ladder`] that `ladders/<variant>.json` keeps.
-//! - [`rate_on_ladder`] fits one player's rating with the rungs held at theirs.
+//! - [`rate_on_ladder`] fits one player's rating with the rungs held at theirs (its interval
+//!   from its own games).
 //! - [`next_rung`] picks the rung to meet next; [`climb`] plays that bracket to its end.
 
 use crate::elo::{EloEstimate, Wdl, fit_ratings, score_from_elo, signed_elo};
@@ -337,11 +338,14 @@ pub enum LadderFileError {
     },
 }
 
-/// The rating of a player from its results against rungs rated `elos` (results as
-/// (rung index, the player's results)), the rungs held fixed: maximum likelihood under the
-/// logistic model, with one virtual draw against the rungs' mean (weighted by games), which
-/// keeps a perfect score finite. The 95% interval adds, in quadrature, the player's own
-/// uncertainty and the rungs' (their intervals, weighted by how much each game tells).
+/// The rating of a player from its results against the rungs of `ladder` (results as
+/// (rung index, the player's results)), the rungs held at their ratings: maximum likelihood
+/// under the logistic model, with one virtual draw against the rungs' mean (weighted by
+/// games), which keeps a perfect score finite. The 95% interval comes from the player's own
+/// games: it says where the player stands among the rungs it met. Their own ratings are
+/// uncertain relative to the ladder's anchor too (the ladder file gives each rung's interval),
+/// but that uncertainty is shared by everything rated on the ladder and does not blur a
+/// comparison between two players, or between a player and a rung.
 pub fn rate_on_ladder(ladder: &[EloEstimate], results: &[(usize, Wdl)]) -> EloEstimate {
     let k = 10f64.ln() / 400.0;
     let games: f64 = results.iter().map(|(_, w)| w.games() as f64).sum();
@@ -366,34 +370,28 @@ pub fn rate_on_ladder(ladder: &[EloEstimate], results: &[(usize, Wdl)]) -> EloEs
         })
         .collect();
     terms.push((centre, 0.5, 1.0));
+    let information = |rating: f64| {
+        terms
+            .iter()
+            .map(|&(opponent, _, n)| {
+                let expected = score_from_elo(rating - opponent);
+                n * expected * (1.0 - expected)
+            })
+            .sum::<f64>()
+    };
     let mut rating = centre;
     for _ in 0..200 {
-        let (mut gradient, mut curvature) = (0.0, 0.0);
-        for &(opponent, points, n) in &terms {
-            let expected = score_from_elo(rating - opponent);
-            gradient += points - n * expected;
-            curvature += n * expected * (1.0 - expected);
-        }
-        let step = (gradient / (curvature * k)).clamp(-400.0, 400.0);
+        let gradient: f64 = terms
+            .iter()
+            .map(|&(opponent, points, n)| points - n * score_from_elo(rating - opponent))
+            .sum();
+        let step = (gradient / (information(rating) * k)).clamp(-400.0, 400.0);
         rating += step;
         if step.abs() < 1e-7 {
             break;
         }
     }
-    let mut information = 0.0;
-    let mut rung_spread = 0.0;
-    for (&(opponent, _, n), result) in terms.iter().zip(results) {
-        let expected = score_from_elo(rating - opponent);
-        let weight = n * expected * (1.0 - expected);
-        information += weight;
-        let rung = ladder[result.0];
-        rung_spread += weight * (rung.high - rung.low) / 2.0;
-    }
-    let prior = score_from_elo(rating - centre);
-    let all_information = information + prior * (1.0 - prior);
-    let own = 1.959_964 / (k * all_information.max(1e-12).sqrt());
-    let rungs = rung_spread / information.max(1e-12);
-    let margin = own.hypot(rungs);
+    let margin = 1.959_964 / (k * information(rating).max(1e-12).sqrt());
     EloEstimate {
         elo: rating,
         low: rating - margin,
@@ -514,7 +512,9 @@ mod tests {
         };
         let r = rate_on_ladder(&ladder, &[(1, even)]);
         assert!((r.elo - 300.0).abs() < 1e-6, "{r:?}");
-        assert!(r.low < 300.0 - 40.0 && r.high > 300.0 + 40.0, "{r:?}");
+        // 21 games' worth of information at an even score: about +-150 Elo.
+        let margin = r.high - r.elo;
+        assert!((140.0..160.0).contains(&margin), "{r:?}");
     }
 
     #[test]
