@@ -1,0 +1,132 @@
+//! Where a run lives: its files, and the object store it mirrors (if any).
+
+use super::RunError;
+use super::error::io_error;
+use damas_nn::{checkpoint_dir, list_checkpoints};
+use damas_store::{Location, RunStore};
+use std::path::{Path, PathBuf};
+
+/// The store key that tells workers the run is over (it holds the last generation).
+pub const FINISHED: &str = "finished";
+
+/// The store folder workers upload their shards to.
+pub const INCOMING: &str = "incoming";
+
+/// The files of a run.
+#[derive(Clone, Debug)]
+pub struct RunPaths {
+    /// `runs/<name>`.
+    pub root: PathBuf,
+    /// `checkpoints/`.
+    pub checkpoints: PathBuf,
+    /// `shards/`.
+    pub shards: PathBuf,
+    /// `games/`.
+    pub games: PathBuf,
+    /// `tensorboard/`.
+    pub tensorboard: PathBuf,
+}
+
+impl RunPaths {
+    /// The paths of run directory `root`.
+    pub fn new(root: &Path) -> Self {
+        RunPaths {
+            root: root.to_path_buf(),
+            checkpoints: root.join("checkpoints"),
+            shards: root.join("shards"),
+            games: root.join("games"),
+            tensorboard: root.join("tensorboard"),
+        }
+    }
+
+    /// Checkpoint directory of generation `generation`.
+    pub fn checkpoint(&self, generation: u32) -> PathBuf {
+        checkpoint_dir(&self.checkpoints, generation)
+    }
+
+    /// Generations with a complete checkpoint, in order.
+    pub fn generations(&self) -> Result<Vec<u32>, RunError> {
+        Ok(list_checkpoints(&self.checkpoints)?)
+    }
+}
+
+/// Where a run is kept: the local directory the loop works in, and the store the run lives in,
+/// which is that same directory or an object store the directory mirrors. Every file the loop
+/// completes is published to the store in an order that keeps the store resumable (shards
+/// before their generation's marker, a checkpoint's `meta.json` after its other files).
+pub struct RunHome {
+    /// The local directory (for a run on an object store: its local copy).
+    pub root: PathBuf,
+    /// Where the run lives.
+    pub store: RunStore,
+}
+
+impl RunHome {
+    /// A run kept in the local directory `root`.
+    pub fn local(root: &Path) -> Self {
+        RunHome {
+            root: root.to_path_buf(),
+            store: RunStore::open(&Location::Local(root.to_path_buf()), &[])
+                .expect("a local store opens without contacting anything"),
+        }
+    }
+
+    /// A run in `store`, worked on in the local directory `cache` when the store is remote.
+    pub fn new(store: RunStore, cache: &Path) -> Self {
+        let root = store.local_root().unwrap_or(cache).to_path_buf();
+        RunHome { root, store }
+    }
+
+    /// Whether the local directory is a copy of a remote store.
+    pub(super) fn mirrored(&self) -> bool {
+        self.store.local_root().is_none()
+    }
+
+    /// The store key of a file of the local directory.
+    pub(super) fn key(&self, path: &Path) -> Option<String> {
+        let relative = path.strip_prefix(&self.root).ok()?;
+        let parts: Vec<_> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        Some(parts.join("/"))
+    }
+
+    /// Copies files of the local directory to the store, in the order given (nothing to do
+    /// when the store is the directory).
+    pub fn publish(&self, files: &[PathBuf]) -> Result<(), RunError> {
+        if !self.mirrored() {
+            return Ok(());
+        }
+        for path in files {
+            let Some(key) = self.key(path) else { continue };
+            let bytes = std::fs::read(path).map_err(io_error(path))?;
+            self.store.put(&key, &bytes)?;
+        }
+        Ok(())
+    }
+
+    /// Publishes every file of directory `dir`, `meta.json` last (a checkpoint counts as
+    /// published once its `meta.json` is).
+    pub(super) fn publish_dir(&self, dir: &Path) -> Result<(), RunError> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(io_error(dir))?
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.is_file())
+            .collect();
+        files.sort_by_key(|path| (path.ends_with("meta.json"), path.clone()));
+        self.publish(&files)
+    }
+
+    /// Fetches every object of the store that the local directory lacks (but the workers'
+    /// `incoming/` shards), checkpoints' `meta.json` last; returns how many.
+    pub fn pull(&self) -> Result<usize, RunError> {
+        if !self.mirrored() {
+            return Ok(0);
+        }
+        Ok(self
+            .store
+            .fetch_missing("", &self.root, |key| key.starts_with("incoming/"))?)
+    }
+}
