@@ -248,7 +248,7 @@ impl<V: Rules> Run<'_, V> {
         );
         while done.games < wanted {
             let mut progressed = false;
-            for key in self.home.store.list(INCOMING)? {
+            for key in newest_first(self.home.store.list(INCOMING)?) {
                 if done.games >= wanted {
                     break;
                 }
@@ -262,11 +262,7 @@ impl<V: Rules> Run<'_, V> {
                     continue;
                 }
                 seen.insert(key.clone());
-                let played_by = name
-                    .strip_prefix('g')
-                    .and_then(|rest| rest.get(..6))
-                    .and_then(|digits| digits.parse::<u32>().ok());
-                if played_by.is_some_and(|g| g < oldest) {
+                if played_by(name).is_some_and(|g| g < oldest) {
                     self.home.store.delete(&key)?;
                     done.stale_dropped += 1;
                     continue;
@@ -331,5 +327,50 @@ impl<V: Rules> Run<'_, V> {
         self.progress.finish();
         done.seconds = started.elapsed().as_secs_f64();
         Ok(done)
+    }
+}
+
+/// The generation of the network that played a worker's shard, from its name
+/// (`gNNNNNN-<worker>-<seq>.shard`).
+fn played_by(name: &str) -> Option<u32> {
+    name.strip_prefix('g')
+        .and_then(|rest| rest.get(..6))
+        .and_then(|digits| digits.parse::<u32>().ok())
+}
+
+/// Store keys of worker shards, those played by the newest network first (in upload order
+/// within one network), so that a learner with more games on offer than it needs trains on
+/// the freshest; names that do not say their network come last.
+fn newest_first(mut keys: Vec<String>) -> Vec<String> {
+    let generation = |key: &String| played_by(key.rsplit('/').next().unwrap_or(key));
+    keys.sort_by(|a, b| generation(b).cmp(&generation(a)).then_with(|| a.cmp(b)));
+    keys
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_shards_are_taken_newest_network_first() {
+        let keys = [
+            "incoming/g000003-a-000001.shard",
+            "incoming/g000005-b-000002.shard",
+            "incoming/odd.shard",
+            "incoming/g000005-b-000001.shard",
+            "incoming/g000004-a-000002.shard",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            newest_first(keys),
+            [
+                "incoming/g000005-b-000001.shard",
+                "incoming/g000005-b-000002.shard",
+                "incoming/g000004-a-000002.shard",
+                "incoming/g000003-a-000001.shard",
+                "incoming/odd.shard",
+            ]
+        );
     }
 }
