@@ -429,6 +429,10 @@ fn a_learner_and_a_worker_process_share_a_run_directory() {
     let marker = std::fs::read_to_string(run.join("shards/gen000001.done")).unwrap();
     assert!(marker.contains("incoming/g000000-cli_1-"), "{marker}");
     assert!(run.join("finished").exists());
+    // The run's copy of its config says where its games come from: a learner resumed from the
+    // store alone collects workers' games too.
+    let stored = std::fs::read_to_string(run.join("config.toml")).unwrap();
+    assert!(stored.contains("external_selfplay = true"), "{stored}");
     // The run's config is in the store: the learner resumes without --config.
     let again = damas(&["train", "--run", run_arg, "--check"], "");
     assert!(

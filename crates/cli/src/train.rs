@@ -146,7 +146,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (None, None) => unreachable!("clap requires --config or --run"),
     };
     if args.external_selfplay {
-        file.config.distributed.external_selfplay = true;
+        file = file.with_external_selfplay();
     }
     let cache = args.runs.join(&file.config.name);
     let home = match store {

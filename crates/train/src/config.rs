@@ -590,6 +590,29 @@ impl ConfigFile {
             .map_err(|problem| blame(path, &layers, problem))?;
         Ok(ConfigFile { config, text })
     }
+
+    /// The same config with `distributed.external_selfplay` on, in its text too: the run's
+    /// copy then says so, and a learner resumed from the store alone collects workers' games
+    /// instead of playing its own. A text without a `[distributed]` table gets one at its end
+    /// (its comments kept); otherwise the text is written anew from its values.
+    pub fn with_external_selfplay(mut self) -> ConfigFile {
+        self.config.distributed.external_selfplay = true;
+        let Ok(mut table) = toml::from_str::<toml::Table>(&self.text) else {
+            return self;
+        };
+        if !table.contains_key("distributed") {
+            self.text = format!(
+                "{}\n\n[distributed]\nexternal_selfplay = true\n",
+                self.text.trim_end()
+            );
+        } else if let Some(toml::Value::Table(distributed)) = table.get_mut("distributed") {
+            distributed.insert("external_selfplay".into(), toml::Value::Boolean(true));
+            if let Ok(text) = toml::to_string(&table) {
+                self.text = format!("# with distributed.external_selfplay = true\n{text}");
+            }
+        }
+        self
+    }
 }
 
 /// Self-play settings read from a file: a run config's `[selfplay]` table and variant, or a

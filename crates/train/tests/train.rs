@@ -890,3 +890,25 @@ fn growth_stages_say_when_in_one_way_and_in_order() {
         .to_string();
     assert!(zero.contains("growth.stages[0].channels"), "{zero}");
 }
+
+#[test]
+fn external_selfplay_is_written_into_the_config_text() {
+    let text = format!("# the tiny run\n{TINY}");
+    let file = ConfigFile {
+        config: TrainConfig::parse(&text).unwrap(),
+        text,
+    }
+    .with_external_selfplay();
+    assert!(file.config.distributed.external_selfplay);
+    assert!(file.text.starts_with("# the tiny run"), "comments are kept");
+    let stored = TrainConfig::parse(&file.text).unwrap();
+    assert!(stored.distributed.external_selfplay, "{}", file.text);
+    // Set twice, or over a [distributed] table that exists, it stays one valid key.
+    let again = file.with_external_selfplay();
+    assert!(
+        TrainConfig::parse(&again.text)
+            .unwrap()
+            .distributed
+            .external_selfplay
+    );
+}
