@@ -22,6 +22,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// Polls for which `finished` must stay in the store before a worker believes it.
+const FINISHED_POLLS: u32 = 10;
+
 /// How a worker runs.
 #[derive(Clone, Debug)]
 pub struct WorkerOptions {
@@ -211,6 +214,7 @@ fn work<V: Rules>(
     let mut summary = WorkerSummary::default();
     let mut loaded: Option<(u32, Arc<dyn Evaluator<V>>, String)> = None;
     let poll = Duration::from_secs_f64(config.distributed.poll_seconds);
+    let mut finished_since: Option<Instant> = None;
     // Workers' games differ by their ids (std's hasher has fixed keys: the same id, the same
     // games).
     let id_hash = {
@@ -231,10 +235,18 @@ fn work<V: Rules>(
         if options.shards.is_some_and(|n| summary.shards >= n) {
             break;
         }
+        // A `finished` left by an earlier end of the run is taken back by a learner resuming
+        // it within seconds: only one that stays counts.
         if store.get(FINISHED)?.is_some() {
-            progress.line("the run is finished");
-            break;
+            let since = *finished_since.get_or_insert_with(Instant::now);
+            if since.elapsed() >= poll * FINISHED_POLLS {
+                progress.line("the run is finished");
+                break;
+            }
+            std::thread::sleep(poll);
+            continue;
         }
+        finished_since = None;
         let Some(generation) = current_generation(store, config)? else {
             std::thread::sleep(poll);
             continue;

@@ -161,3 +161,63 @@ fn a_learner_trains_on_what_two_workers_upload() {
     }
     let _ = std::fs::remove_dir_all(&root);
 }
+
+#[test]
+fn an_old_finished_does_not_stop_the_workers_of_an_extended_run() {
+    let root = std::env::temp_dir().join(format!("damas-extended-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let store = || RunStore::open(&Location::Local(root.clone()), &[]).unwrap();
+    let file = |generations: u32| {
+        let text = TINY.replace("generations = 2", &format!("generations = {generations}"));
+        ConfigFile {
+            config: TrainConfig::parse(&text).unwrap(),
+            text,
+        }
+    };
+    // One generation, then the run says it is finished; then the same run asked for two, its
+    // learner and a worker started together, as a launcher does.
+    for (generations, id) in [(1, "first"), (2, "second")] {
+        if generations == 2 {
+            assert!(root.join("finished").exists());
+        }
+        let worker_store = store();
+        let cache = root.with_extension(format!("cache-{id}"));
+        let worker = std::thread::spawn(move || {
+            let options = WorkerOptions {
+                id: id.to_string(),
+                cache,
+                shards: None,
+                device: None,
+            };
+            run_worker(&worker_store, &options, &mut Silent).expect("worker runs")
+        });
+        let learner = std::thread::spawn({
+            let file = file(generations);
+            let root = root.clone();
+            move || {
+                train_in(
+                    &file,
+                    RunHome::local(&root),
+                    ConfigChanges::Refuse,
+                    &mut Silent,
+                )
+            }
+        });
+        // A learner left waiting for games (its only worker gone) would never end: bounded.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !learner.is_finished() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert!(
+            learner.is_finished(),
+            "the learner waited for games: the worker stopped at the old `finished`"
+        );
+        assert_eq!(
+            learner.join().unwrap().expect("learner runs").generation,
+            generations
+        );
+        let summary = worker.join().unwrap();
+        assert!(summary.shards >= 2, "worker {id}: {summary:?}");
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -155,11 +155,13 @@ impl<'a, V: Rules> Run<'a, V> {
             }
         }
         let selfplay_openings = config.selfplay.read_openings::<V>()?;
+        // Workers stop when `finished` stays in the store for a while; a resumed run takes it
+        // back before anything slow (the pull of a long run takes minutes), so that workers
+        // started with it keep going.
+        home.store.delete(FINISHED)?;
         home.pull()?;
         write_atomically(&copy, config_text.as_bytes()).map_err(io_error(&copy))?;
         home.publish(std::slice::from_ref(&copy))?;
-        // Workers stop when they see `finished`; a resumed run takes it back.
-        home.store.delete(FINISHED)?;
         let log_path = paths.root.join("log.txt");
         let mut log = std::fs::OpenOptions::new()
             .create(true)
