@@ -28,13 +28,29 @@ fn now() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
+/// The machine's name for the event file's name, as the kernel knows it (not the
+/// environment, which only the binary reads), "localhost" where it cannot be read.
+fn host_name() -> String {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let name: String = name
+        .trim()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+        .collect();
+    if name.is_empty() {
+        "localhost".into()
+    } else {
+        name
+    }
+}
+
 impl TensorBoard {
     /// Opens a new event file in `dir` (named as TensorBoard expects; the last number counts
     /// the files this process opened, so two in one second do not collide).
     pub fn new(dir: &Path) -> std::io::Result<Self> {
         static OPENED: AtomicU32 = AtomicU32::new(0);
         let start = now();
-        let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".into());
+        let host = host_name();
         let name = format!(
             "events.out.tfevents.{:010}.{host}.{}.{}",
             start as u64,
