@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 mod remote;
 
 /// Writes `contents` to `path` through a temporary file in the same directory, synced and
-/// renamed, so readers see the old file or the whole new one, never a part.
+/// renamed, so readers see the old file or the whole new one, never a part; the directory is
+/// synced after the rename (on Unix), so that the new name survives a power cut before
+/// anything that relies on it (a marker before the deletions it records).
 pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir)?;
@@ -29,7 +31,10 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     let mut file = fs::File::create(&temp)?;
     file.write_all(contents)?;
     file.sync_all()?;
-    fs::rename(&temp, path)
+    fs::rename(&temp, path)?;
+    #[cfg(unix)]
+    fs::File::open(dir)?.sync_all()?;
+    Ok(())
 }
 
 /// A run's location as the user wrote it: a local path or an object-store URL.
