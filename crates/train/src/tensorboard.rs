@@ -46,13 +46,14 @@ fn host_name() -> String {
 
 impl TensorBoard {
     /// Opens a new event file in `dir` (named as TensorBoard expects; the last number counts
-    /// the files this process opened, so two in one second do not collide).
+    /// the files this process opened, zero-padded so that names sort in the order the files
+    /// were opened, as TensorBoard reads them, and two in one second do not collide).
     pub fn new(dir: &Path) -> std::io::Result<Self> {
         static OPENED: AtomicU32 = AtomicU32::new(0);
         let start = now();
         let host = host_name();
         let name = format!(
-            "events.out.tfevents.{:010}.{host}.{}.{}",
+            "events.out.tfevents.{:010}.{host}.{}.{:04}",
             start as u64,
             std::process::id(),
             OPENED.fetch_add(1, Ordering::Relaxed)
