@@ -469,3 +469,43 @@ fn bad_run_locations_and_worker_ids_are_named() {
         );
     }
 }
+
+#[test]
+fn bench_learning_checks_its_ladder_before_training() {
+    let dir = fresh_dir("learning-ladder");
+    let config = tiny_train_config(&dir, "tiny", 1);
+    let russian = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ladders/russian.json");
+    let english = dir.join("english.json");
+    let text = std::fs::read_to_string(russian).unwrap().replacen(
+        "\"variant\": \"russian\"",
+        "\"variant\": \"english\"",
+        1,
+    );
+    std::fs::write(&english, text).unwrap();
+    let out_dir = dir.join("bench");
+    for (ladder, expected) in [
+        (english.clone(), "is for english, but the run plays russian"),
+        (dir.join("missing.json"), "missing.json"),
+    ] {
+        let out = damas(
+            &[
+                "bench",
+                "learning",
+                "--config",
+                config.to_str().unwrap(),
+                "--minutes",
+                "5",
+                "--ladder",
+                ladder.to_str().unwrap(),
+                "--quiet",
+                "--out",
+                out_dir.to_str().unwrap(),
+            ],
+            "",
+        );
+        assert!(!out.status.success());
+        assert!(stderr(&out).contains(expected), "{}", stderr(&out));
+        assert!(!out_dir.join("tiny").exists(), "nothing was trained");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

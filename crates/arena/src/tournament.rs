@@ -53,7 +53,7 @@ pub enum ArenaError {
     #[error("{0}: no openings")]
     NoOpenings(PathBuf),
     /// Fewer than two players.
-    #[error("a tournament needs at least two players")]
+    #[error("a tournament or a ladder needs at least two players")]
     TooFewPlayers,
     /// A tournament names one player twice (its rows would be indistinguishable).
     #[error(

@@ -340,6 +340,13 @@ pub fn learning_curve(
             options.minutes
         )));
     }
+    // A stored ladder is read before the hours of training, so that a wrong path or variant
+    // is told at once.
+    let stored = options
+        .ladder
+        .as_ref()
+        .map(|path| stored_ladder(path, options.config.config.variant))
+        .transpose()?;
     let mut file = options.config.clone();
     file.config.generations = u32::MAX;
     file.config.minutes = Some(options.minutes);
@@ -364,7 +371,10 @@ pub fn learning_curve(
         out: options.out.join("ladder"),
         seed: file.config.seed,
     };
-    let ladder = ladder(options, &arena, progress)?;
+    let ladder = match stored {
+        Some(ladder) => ladder,
+        None => depth_ladder(options, &arena, progress)?,
+    };
     let mut scales = vec![(format!("sims{}", options.simulations), None)];
     if let Some(time) = options.move_time {
         scales.push((format!("time{}", time.as_secs_f64()), Some(time)));
@@ -473,24 +483,26 @@ pub fn learning_curve(
     Ok(curve)
 }
 
-/// The ladder the checkpoints are rated on: the stored one, or `alphabeta:depth=1..D` played
-/// here (every pair) and kept in `<out>/ladder.json`.
-fn ladder(
+/// A stored ladder, checked to be for `variant`.
+fn stored_ladder(path: &Path, variant: damas_rules::Variant) -> Result<Ladder, LearningError> {
+    let ladder = read_ladder(path)?;
+    if ladder.variant != variant.name() {
+        return Err(LearningError::LadderVariant {
+            path: path.to_path_buf(),
+            found: ladder.variant,
+            wanted: variant.name().to_string(),
+        });
+    }
+    Ok(ladder)
+}
+
+/// A ladder of `alphabeta:depth=1..D` played here (every pair) and kept in
+/// `<out>/ladder.json`.
+fn depth_ladder(
     options: &LearningOptions,
     arena: &ArenaOptions,
     progress: &mut dyn Progress,
 ) -> Result<Ladder, LearningError> {
-    if let Some(path) = &options.ladder {
-        let ladder = read_ladder(path)?;
-        if ladder.variant != arena.variant.name() {
-            return Err(LearningError::LadderVariant {
-                path: path.clone(),
-                found: ladder.variant,
-                wanted: arena.variant.name().to_string(),
-            });
-        }
-        return Ok(ladder);
-    }
     let rungs: Vec<String> = (1..=options.depths)
         .map(|d| format!("alphabeta:depth={d}"))
         .collect();
