@@ -168,7 +168,11 @@ fn an_old_finished_does_not_stop_the_workers_of_an_extended_run() {
     let _ = std::fs::remove_dir_all(&root);
     let store = || RunStore::open(&Location::Local(root.clone()), &[]).unwrap();
     let file = |generations: u32| {
-        let text = TINY.replace("generations = 2", &format!("generations = {generations}"));
+        // Polls of 0.2 s: a worker believes `finished` after 2 s, ample for a learner to take
+        // it back even on a loaded machine.
+        let text = TINY
+            .replace("generations = 2", &format!("generations = {generations}"))
+            .replace("poll_seconds = 0.05", "poll_seconds = 0.2");
         ConfigFile {
             config: TrainConfig::parse(&text).unwrap(),
             text,
