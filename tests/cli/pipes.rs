@@ -50,6 +50,7 @@ fn every_command_that_prints_ends_quietly_on_a_closed_pipe() {
     assert!(out.status.success(), "{}", stderr(&out));
     let config = tiny_train_config(&dir, "piped", 1);
     let config = config.to_str().unwrap();
+    let ladders = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ladders");
     let (second, runs, onnx, selfplay, matches, tournament) = (
         path("m2"),
         path("runs"),
@@ -83,6 +84,10 @@ fn every_command_that_prints_ends_quietly_on_a_closed_pipe() {
             "",
         ),
         (vec!["model", "eval", "--model", &model], ""),
+        (
+            vec!["ladder", "show", "--variant", "russian", "--dir", ladders],
+            "",
+        ),
         (vec!["export", "--model", &model, "--out", &onnx], ""),
         (
             vec![
