@@ -19,6 +19,15 @@ impl Wdl {
         self.wins + self.draws + self.losses
     }
 
+    /// The same games from the other side: its wins are these losses.
+    pub fn reversed(&self) -> Wdl {
+        Wdl {
+            wins: self.losses,
+            draws: self.draws,
+            losses: self.wins,
+        }
+    }
+
     /// Points per game, draws half (0.5 with no games).
     pub fn score(&self) -> f64 {
         match self.games() {

@@ -139,7 +139,7 @@ impl Ladder {
                 if pair.first == rung.player {
                     total += pair.result;
                 } else if pair.second == rung.player {
-                    total += flip(pair.result);
+                    total += pair.result.reversed();
                 }
             }
             let r = rung.rating;
@@ -159,15 +159,6 @@ impl Ladder {
             );
         }
         text
-    }
-}
-
-/// The other side's results.
-fn flip(wdl: Wdl) -> Wdl {
-    Wdl {
-        wins: wdl.losses,
-        draws: wdl.draws,
-        losses: wdl.wins,
     }
 }
 
@@ -233,17 +224,16 @@ pub fn build_ladder(
     let mut table = vec![vec![Wdl::default(); names.len()]; names.len()];
     let mut pairs = Vec::new();
     for (a, b) in ladder_pairs(names.len(), options.reach.max(1)) {
-        let specs = [&names[a], &names[b]].map(|n| n.parse::<PlayerSpec>());
-        let timed = specs.iter().any(|s| s.as_ref().is_ok_and(is_timed));
         let result = play_pair(
-            options,
+            &options.arena,
+            options.games,
+            options.timed_concurrency,
             [names[a].clone(), names[b].clone()],
             pair_dir(&root, &names[a], &names[b]),
-            timed,
             on_game,
         )?;
         table[a][b] += result;
-        table[b][a] += flip(result);
+        table[b][a] += result.reversed();
         pairs.push(PairResult {
             first: names[a].clone(),
             second: names[b].clone(),
@@ -268,25 +258,29 @@ pub fn build_ladder(
     })
 }
 
-/// One ladder match, played into `out` (resumed if it holds games).
+/// One ladder match between `players`, `games` games played into `out` (resumed if it holds
+/// games); one at a time up to `timed_concurrency` when either thinks by the clock.
 fn play_pair(
-    options: &LadderOptions,
+    arena: &ArenaOptions,
+    games: u32,
+    timed_concurrency: usize,
     players: [String; 2],
     out: PathBuf,
-    timed: bool,
     on_game: &mut dyn FnMut(&str, &Progress),
 ) -> Result<Wdl, ArenaError> {
     let label = format!("{} vs {}", players[0], players[1]);
-    let mut arena = options.arena.clone();
+    let mut arena = arena.clone();
     arena.out = out;
-    if timed {
-        arena.concurrency = arena.concurrency.min(options.timed_concurrency.max(1));
+    for player in &players {
+        if is_timed(&player.parse()?) {
+            arena.concurrency = arena.concurrency.min(timed_concurrency.max(1));
+        }
     }
     let summary = play_match(
         &MatchOptions {
             arena,
             players,
-            games: options.games,
+            games,
             sprt: None,
         },
         &mut |p| on_game(&label, p),
@@ -447,15 +441,7 @@ pub fn climb(
     on_game: &mut dyn FnMut(&str, &Progress),
 ) -> Result<Climb, ArenaError> {
     let player = canonical(&options.player)?;
-    let timed = is_timed(&player.parse()?);
     let elos: Vec<EloEstimate> = ladder.rungs.iter().map(|r| r.rating).collect();
-    let build = LadderOptions {
-        arena: options.arena.clone(),
-        rungs: Vec::new(),
-        reach: 0,
-        games: options.games,
-        timed_concurrency: options.timed_concurrency,
-    };
     let mut against: Vec<(usize, Wdl)> = Vec::new();
     let mut estimate = options.start;
     for _ in 0..options.rungs {
@@ -464,12 +450,12 @@ pub fn climb(
             break;
         };
         let opponent = &ladder.rungs[rung].player;
-        let rung_timed = is_timed(&opponent.parse()?);
         let result = play_pair(
-            &build,
+            &options.arena,
+            options.games,
+            options.timed_concurrency,
             [player.clone(), opponent.clone()],
             options.arena.out.join(slug(opponent)),
-            timed || rung_timed,
             on_game,
         )?;
         against.push((rung, result));

@@ -110,19 +110,11 @@ fn a_stored_ladder_rates_a_player_as_the_joint_fit_does() {
         let a = ladder.position(&pair.first).unwrap();
         let b = ladder.position(&pair.second).unwrap();
         table[a][b] += pair.result;
-        table[b][a] += Wdl {
-            wins: pair.result.losses,
-            draws: pair.result.draws,
-            losses: pair.result.wins,
-        };
+        table[b][a] += pair.result.reversed();
     }
     for &(rung, result) in &climbed.against {
         table[n - 1][rung] += result;
-        table[rung][n - 1] += Wdl {
-            wins: result.losses,
-            draws: result.draws,
-            losses: result.wins,
-        };
+        table[rung][n - 1] += result.reversed();
     }
     let joint = fit_ratings(&table, 0, 1.0)[n - 1];
     let stored = climbed.rating;
