@@ -434,11 +434,11 @@ pub fn learning_curve(
         ratings.push(rated);
     }
     progress.finish();
-    let mut timed = ratings.get(1).cloned().map(|r| r.into_iter().map(Some));
     let points = chosen
         .iter()
-        .zip(&ratings[0])
-        .map(|(&(generation, time), at_sims)| {
+        .enumerate()
+        .map(|(i, &(generation, time))| {
+            let at_sims = &ratings[0][i];
             let samples = read_any_meta(&paths.checkpoint(generation))
                 .ok()
                 .and_then(|meta| meta.metrics.get("total_samples").copied())
@@ -449,7 +449,7 @@ pub fn learning_curve(
                 samples,
                 rating: at_sims.rating,
                 against: at_sims.against.clone(),
-                timed: timed.as_mut().and_then(|t| t.next().flatten()),
+                timed: ratings.get(1).map(|timed| timed[i].clone()),
             }
         })
         .collect();

@@ -97,13 +97,31 @@ impl<V: Rules> Run<'_, V> {
         phase: &str,
         candidate: bool,
     ) {
-        let tag = |name: &str| {
+        // The tags, named once: a growth candidate's under `growth/`.
+        let [
+            policy,
+            value,
+            entropy,
+            accuracy,
+            material,
+            moves_left,
+            learning_rate,
+        ] = [
+            "loss/policy",
+            "loss/value",
+            "train/policy_entropy",
+            "train/value_accuracy",
+            "loss/material",
+            "loss/moves_left",
+            "train/learning_rate",
+        ]
+        .map(|name| {
             if candidate {
                 format!("growth/{}", name.replace('/', "_"))
             } else {
                 name.to_string()
             }
-        };
+        });
         self.progress.start(phase, steps);
         for i in 0..steps {
             if window.is_empty() {
@@ -113,13 +131,13 @@ impl<V: Rules> Run<'_, V> {
             let metrics = trainer.train_step(&batch);
             let step = trainer.step();
             let board = &mut self.board;
-            board.scalar(&tag("loss/policy"), metrics.policy_loss, step);
-            board.scalar(&tag("loss/value"), metrics.value_loss, step);
-            board.scalar(&tag("train/policy_entropy"), metrics.policy_entropy, step);
-            board.scalar(&tag("train/value_accuracy"), metrics.value_accuracy, step);
-            board.scalar(&tag("loss/material"), metrics.material_loss, step);
-            board.scalar(&tag("loss/moves_left"), metrics.moves_left_loss, step);
-            board.scalar(&tag("train/learning_rate"), trainer.learning_rate(), step);
+            board.scalar(&policy, metrics.policy_loss, step);
+            board.scalar(&value, metrics.value_loss, step);
+            board.scalar(&entropy, metrics.policy_entropy, step);
+            board.scalar(&accuracy, metrics.value_accuracy, step);
+            board.scalar(&material, metrics.material_loss, step);
+            board.scalar(&moves_left, metrics.moves_left_loss, step);
+            board.scalar(&learning_rate, trainer.learning_rate(), step);
             self.progress.update(
                 i + 1,
                 &format!(
