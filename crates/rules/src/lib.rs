@@ -20,6 +20,7 @@ pub mod notation;
 pub mod pdn;
 pub mod perft;
 pub mod position;
+pub mod squares;
 pub mod variant;
 pub mod variants;
 mod zobrist;

@@ -13,9 +13,8 @@ use crate::color::Color;
 use crate::geometry::{Direction, Geometry, blocked_wide};
 use crate::moves::{Move, MoveList};
 use crate::position::{Kind, Position};
-use crate::variant::{
-    Precedence, Removal, Rules, Turns, last_row_sets, promotion_sets, removal_sets,
-};
+use crate::squares::{last_row_sets, promotion_sets, removal_sets};
+use crate::variant::{Precedence, Removal, Rules, Turns};
 
 /// Most pieces one capture sequence can take (every opponent piece on the largest board).
 pub(crate) const MAX_CAPTURES: usize = 32;

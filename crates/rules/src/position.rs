@@ -5,7 +5,8 @@ use crate::color::{ByColor, Color};
 use crate::geometry::Geometry;
 use crate::movegen::promotion_squares;
 use crate::moves::Move;
-use crate::variant::{Rules, start_sets};
+use crate::squares::start_sets;
+use crate::variant::Rules;
 use crate::zobrist;
 
 /// The kinds of piece.

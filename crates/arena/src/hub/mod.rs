@@ -7,6 +7,7 @@
 
 pub mod client;
 pub mod server;
+mod session;
 
 use std::collections::HashMap;
 use std::fmt;
