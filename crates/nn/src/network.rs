@@ -23,7 +23,7 @@ pub struct NetworkSize {
 
 impl NetworkSize {
     /// Four blocks of 32 channels: the network of the measured recipe (`configs/quick.toml`),
-    /// the one that learned fastest per minute on two cores (docs/learning/).
+    /// the one that learned fastest per minute on two cores (docs/notebook/).
     pub const DEFAULT: NetworkSize = NetworkSize {
         blocks: 4,
         channels: 32,

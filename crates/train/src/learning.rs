@@ -621,8 +621,8 @@ mod tests {
 
     #[test]
     fn curves_of_every_earlier_format_still_read() {
-        // The measured curves kept in docs/learning/ name depth rungs by number.
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/learning");
+        // The measured curves kept in docs/notebook/ name depth rungs by number.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/notebook");
         let mut read = 0;
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();

@@ -383,7 +383,7 @@ fn every_shipped_config_is_valid() {
 
 #[test]
 fn every_curve_and_ablation_config_is_valid() {
-    // The configs the measured curves of docs/learning/ ran with must still parse, so that
+    // The configs the measured curves of docs/notebook/ ran with must still parse, so that
     // their command lines still reproduce the runs.
     for folder in ["curves", "ablation"] {
         assert!(
