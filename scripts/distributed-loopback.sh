@@ -44,7 +44,7 @@ trap cleanup EXIT INT TERM
 
 echo "== python environment ($VENV): ray, moto[server], boto3"
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
-"$VENV/bin/pip" install -q --disable-pip-version-check "ray>=2.40,<3" "moto[server]>=5,<6" boto3
+"$VENV/bin/pip" install -q --disable-pip-version-check "ray>=2.40,<3" "moto[server]>=5.1.4,<6" boto3
 
 echo "== damas with object stores (cargo build --release --features object-store)"
 cargo build --release -q -p damas-cli --features object-store

@@ -111,7 +111,11 @@ fn selfplay_with_a_tiny_network_writes_shards_and_games() {
 
 /// Reads every checkpoint and shard of a run: nothing may be half written.
 fn assert_run_intact(root: &std::path::Path) {
-    for entry in std::fs::read_dir(root.join("checkpoints")).unwrap() {
+    // A run killed while taking its lease has a directory and nothing else yet.
+    let Ok(checkpoints) = std::fs::read_dir(root.join("checkpoints")) else {
+        return;
+    };
+    for entry in checkpoints {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         if name.starts_with('.') {
@@ -507,5 +511,59 @@ fn bench_learning_checks_its_ladder_before_training() {
         assert!(stderr(&out).contains(expected), "{}", stderr(&out));
         assert!(!out_dir.join("tiny").exists(), "nothing was trained");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_second_learner_on_a_run_is_refused_and_a_dead_ones_run_is_taken_over() {
+    let dir = fresh_dir("lease");
+    let config = tiny_train_config(&dir, "leased", 1000);
+    let runs = dir.join("runs");
+    let args = [
+        "train",
+        "--config",
+        config.to_str().unwrap(),
+        "--runs",
+        runs.to_str().unwrap(),
+        "--quiet",
+    ];
+    let lease = runs.join("leased/lease.json");
+    let holder_pid = || -> Option<u64> {
+        let text = std::fs::read(&lease).ok()?;
+        serde_json::from_slice::<serde_json::Value>(&text).ok()?["pid"].as_u64()
+    };
+    let start = || {
+        Command::new(env!("CARGO_BIN_EXE_damas"))
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let wait_for_holder = |pid: u32| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while holder_pid() != Some(u64::from(pid)) {
+            assert!(std::time::Instant::now() < deadline, "no lease for {pid}");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    let mut first = start();
+    wait_for_holder(first.id());
+    let out = damas(&args, "");
+    assert!(!out.status.success(), "a second learner ran");
+    let error = stderr(&out);
+    assert!(
+        error.contains("is training this run") && error.contains(&format!("pid {}", first.id())),
+        "{error}"
+    );
+    // The holder dies with SIGKILL: its lease stays, its lock goes, and the next learner takes
+    // the run over without being asked.
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert!(holder_pid().is_some(), "a killed learner leaves its lease");
+    let mut next = start();
+    wait_for_holder(next.id());
+    next.kill().unwrap();
+    next.wait().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -31,6 +31,10 @@ pub struct Args {
     /// `distributed.external_selfplay`).
     #[arg(long)]
     external_selfplay: bool,
+    /// Take the run over from a learner whose lease has gone unrenewed for 3 minutes (a
+    /// learner that died on another machine); a live learner's lease is never taken.
+    #[arg(long)]
+    take_over: bool,
     /// No progress bars: only the per-generation summary lines.
     #[arg(long)]
     quiet: bool,
@@ -152,7 +156,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let home = match store {
         Some(store) => RunHome::new(store, &cache),
         None => RunHome::local(&cache),
-    };
+    }
+    .with_take_over(args.take_over);
     if args.check {
         let fetched = home.pull()?;
         if fetched > 0 {

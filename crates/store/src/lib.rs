@@ -15,6 +15,9 @@ use std::path::{Path, PathBuf};
 
 #[cfg(feature = "object-store")]
 mod remote;
+mod versioned;
+
+pub use versioned::Version;
 
 /// Writes `contents` to `path` through a temporary file in the same directory, synced and
 /// renamed, so readers see the old file or the whole new one, never a part; the directory is
@@ -119,6 +122,19 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    /// The store cannot write an object only if it is unchanged (on S3, conditional puts are
+    /// on unless `AWS_CONDITIONAL_PUT` turns them off; the server must honour `If-Match`).
+    #[error(
+        "{location}/{key}: the store does not support conditional writes, which the run's lease \
+         needs (on S3 leave AWS_CONDITIONAL_PUT unset or set it to etag; the server must honour \
+         If-Match and If-None-Match)"
+    )]
+    NoConditionalWrites {
+        /// The store.
+        location: String,
+        /// The object's key.
+        key: String,
+    },
     /// An object could not be read, written, listed or deleted.
     #[error("{location}/{key}")]
     Remote {
@@ -222,6 +238,40 @@ impl RunStore {
             }
             #[cfg(feature = "object-store")]
             Backend::Remote(remote) => remote.put(key, bytes),
+        }
+    }
+
+    /// The object at `key` with its version, or `None` if there is none.
+    pub fn get_versioned(&self, key: &str) -> Result<Option<(Vec<u8>, Version)>, StoreError> {
+        check_key(key)?;
+        match &self.backend {
+            Backend::Local(root) => {
+                let path = root.join(key);
+                versioned::get_local(&path).map_err(|source| StoreError::Io { path, source })
+            }
+            #[cfg(feature = "object-store")]
+            Backend::Remote(remote) => remote.get_versioned(key),
+        }
+    }
+
+    /// Writes the object at `key` only if it is still at version `expected` (`None`: only if
+    /// there is no object), atomically with the check. Returns the written object's version,
+    /// or `None` when the object was not at `expected` (nothing was written).
+    pub fn put_if(
+        &self,
+        key: &str,
+        bytes: &[u8],
+        expected: Option<&Version>,
+    ) -> Result<Option<Version>, StoreError> {
+        check_key(key)?;
+        match &self.backend {
+            Backend::Local(root) => {
+                let path = root.join(key);
+                versioned::put_local_if(&path, bytes, expected)
+                    .map_err(|source| StoreError::Io { path, source })
+            }
+            #[cfg(feature = "object-store")]
+            Backend::Remote(remote) => remote.put_if(key, bytes, expected),
         }
     }
 
@@ -366,6 +416,48 @@ mod tests {
                 "{bad}"
             );
         }
+        conditional_writes(store);
+    }
+
+    /// Conditional writes: a create only where nothing is, an update only over the version
+    /// read, and a conflict (nothing written) otherwise.
+    fn conditional_writes(store: &RunStore) {
+        let created = store.put_if("lease.json", b"a", None).unwrap();
+        assert!(created.is_some());
+        assert_eq!(store.put_if("lease.json", b"b", None).unwrap(), None);
+        let (bytes, first) = store.get_versioned("lease.json").unwrap().unwrap();
+        assert_eq!(bytes, b"a");
+        assert_eq!(
+            created.as_ref(),
+            Some(&first),
+            "a write returns what a read sees"
+        );
+        let second = store.put_if("lease.json", b"c", Some(&first)).unwrap();
+        assert!(second.is_some());
+        assert_eq!(
+            store.put_if("lease.json", b"d", Some(&first)).unwrap(),
+            None
+        );
+        let (bytes, read) = store.get_versioned("lease.json").unwrap().unwrap();
+        assert_eq!(bytes, b"c");
+        assert_eq!(second.as_ref(), Some(&read));
+        assert!(
+            store
+                .put_if("lease.json", b"e", second.as_ref())
+                .unwrap()
+                .is_some()
+        );
+        assert_eq!(store.get("lease.json").unwrap().unwrap(), b"e");
+        assert!(
+            !store
+                .list("")
+                .unwrap()
+                .iter()
+                .any(|key| key.contains("lock")),
+            "the local lock file is hidden from listings"
+        );
+        store.delete("lease.json").unwrap();
+        assert_eq!(store.get_versioned("lease.json").unwrap(), None);
     }
 
     #[test]

@@ -30,7 +30,7 @@ fn now() -> f64 {
 
 /// The machine's name for the event file's name, as the kernel knows it (not the
 /// environment, which only the binary reads), "localhost" where it cannot be read.
-fn host_name() -> String {
+pub(crate) fn host_name() -> String {
     let name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
     let name: String = name
         .trim()

@@ -70,6 +70,8 @@ impl<V: Rules> Run<'_, V> {
             self.say(&format!("resuming after generation {generation}"));
         }
         while generation < self.config.generations {
+            // A learner whose lease was taken over stops here, before the next generation.
+            self.home.renew_lease()?;
             let clock = self.clock_after(generation);
             if let Some(budget) = self.budget
                 && clock >= budget.as_secs_f64()

@@ -36,6 +36,9 @@ pub enum RunError {
     /// The run's store could not be read or written.
     #[error("run store")]
     Store(#[from] StoreError),
+    /// Another learner holds the run, or took it over.
+    #[error(transparent)]
+    Lease(#[from] super::lease::LeaseError),
     /// The run was started with a config that differs from this one in its recipe.
     #[error(
         "{dir} was started with another config; this one changes {}: a run keeps the config \

@@ -2,9 +2,14 @@
 
 use super::RunError;
 use super::error::io_error;
+use super::lease::{LEASE, Lease, LeaseError, LeasePolicy, LeaseRecord};
 use damas_nn::{checkpoint_dir, list_checkpoints};
 use damas_store::{Location, RunStore};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The hidden file a learner of a local run keeps locked (see [`super::lease`]).
+const LOCAL_LOCK: &str = ".learner.lock";
 
 /// The store key that tells workers the run is over (it holds the last generation).
 pub const FINISHED: &str = "finished";
@@ -58,7 +63,11 @@ pub struct RunHome {
     /// The local directory (for a run on an object store: its local copy).
     pub root: PathBuf,
     /// Where the run lives.
-    pub store: RunStore,
+    pub store: Arc<RunStore>,
+    /// Whether a stale lease of another learner may be taken over.
+    take_over: bool,
+    /// The run's lease, once this learner holds it.
+    lease: Option<Lease>,
 }
 
 impl RunHome {
@@ -66,15 +75,83 @@ impl RunHome {
     pub fn local(root: &Path) -> Self {
         RunHome {
             root: root.to_path_buf(),
-            store: RunStore::open(&Location::Local(root.to_path_buf()), &[])
-                .expect("a local store opens without contacting anything"),
+            store: Arc::new(
+                RunStore::open(&Location::Local(root.to_path_buf()), &[])
+                    .expect("a local store opens without contacting anything"),
+            ),
+            take_over: false,
+            lease: None,
         }
     }
 
     /// A run in `store`, worked on in the local directory `cache` when the store is remote.
     pub fn new(store: RunStore, cache: &Path) -> Self {
         let root = store.local_root().unwrap_or(cache).to_path_buf();
-        RunHome { root, store }
+        RunHome {
+            root,
+            store: Arc::new(store),
+            take_over: false,
+            lease: None,
+        }
+    }
+
+    /// The same home, allowed (or not) to take over a stale lease of another learner
+    /// (`damas train --take-over`).
+    pub fn with_take_over(mut self, take_over: bool) -> Self {
+        self.take_over = take_over;
+        self
+    }
+
+    /// Takes the run's lease, so that no other learner trains it while this one does (see
+    /// [`super::lease`]); a local run's directory is also locked for as long.
+    pub fn take_lease(&mut self) -> Result<(), RunError> {
+        let policy = LeasePolicy::default();
+        let lock = match self.store.local_root() {
+            None => None,
+            Some(root) => {
+                std::fs::create_dir_all(root).map_err(io_error(root))?;
+                let path = root.join(LOCAL_LOCK);
+                let file = std::fs::OpenOptions::new()
+                    .create(true)
+                    .truncate(false)
+                    .write(true)
+                    .open(&path)
+                    .map_err(io_error(&path))?;
+                match file.try_lock() {
+                    Ok(()) => Some(file),
+                    Err(std::fs::TryLockError::WouldBlock) => {
+                        let holder = self
+                            .store
+                            .get(LEASE)?
+                            .and_then(|b| serde_json::from_slice::<LeaseRecord>(&b).ok());
+                        return Err(LeaseError::LockedHere {
+                            dir: root.to_path_buf(),
+                            holder: holder.map_or("unknown".into(), |r| r.describe()),
+                        }
+                        .into());
+                    }
+                    Err(std::fs::TryLockError::Error(source)) => {
+                        return Err(RunError::Io { path, source });
+                    }
+                }
+            }
+        };
+        self.lease = Some(Lease::acquire_locked(
+            Arc::clone(&self.store),
+            policy,
+            self.take_over,
+            lock,
+        )?);
+        Ok(())
+    }
+
+    /// Renews the lease now: an error if another learner has taken it over, so that this one
+    /// stops before it writes anything more.
+    pub(super) fn renew_lease(&self) -> Result<(), RunError> {
+        match &self.lease {
+            Some(lease) => Ok(lease.renew()?),
+            None => Ok(()),
+        }
     }
 
     /// Whether the local directory is a copy of a remote store.
@@ -98,6 +175,7 @@ impl RunHome {
         if !self.mirrored() {
             return Ok(());
         }
+        self.renew_lease()?;
         for path in files {
             let Some(key) = self.key(path) else { continue };
             let bytes = std::fs::read(path).map_err(io_error(path))?;
@@ -120,13 +198,13 @@ impl RunHome {
     }
 
     /// Fetches every object of the store that the local directory lacks (but the workers'
-    /// `incoming/` shards), checkpoints' `meta.json` last; returns how many.
+    /// `incoming/` shards and the lease), checkpoints' `meta.json` last; returns how many.
     pub fn pull(&self) -> Result<usize, RunError> {
         if !self.mirrored() {
             return Ok(0);
         }
-        Ok(self
-            .store
-            .fetch_missing("", &self.root, |key| key.starts_with("incoming/"))?)
+        Ok(self.store.fetch_missing("", &self.root, |key| {
+            key.starts_with("incoming/") || key == LEASE
+        })?)
     }
 }

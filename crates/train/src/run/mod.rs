@@ -15,6 +15,7 @@
 //! ever rewritten.
 //!
 //! The rooms: [`home`] (where the run lives: its paths, the object store it mirrors),
+//! [`lease`] (one learner per run),
 //! `cycle` (the generation loop, in the order it runs), `selfplay_source` (games played here
 //! or collected from workers), `training` (a generation's training, and network growth),
 //! `evaluate` (matches, gating), [`records`] (what each step leaves) and [`error`]; this file
@@ -24,6 +25,7 @@ mod cycle;
 pub mod error;
 mod evaluate;
 pub mod home;
+pub mod lease;
 pub mod records;
 mod selfplay_source;
 mod training;
@@ -103,12 +105,14 @@ impl<'a, V: Rules> Run<'a, V> {
     pub fn open(
         config: &'a TrainConfig,
         config_text: &str,
-        home: RunHome,
+        mut home: RunHome,
         changes: ConfigChanges,
         progress: &'a mut dyn Progress,
     ) -> Result<Self, RunError> {
         // A device that cannot be used stops the run before it touches any file.
         let device = config.device.open()?;
+        // One learner per run: nothing is read or written before the lease is held.
+        home.take_lease()?;
         let paths = RunPaths::new(&home.root);
         for dir in [
             &paths.checkpoints,
