@@ -225,3 +225,32 @@ fn an_old_finished_does_not_stop_the_workers_of_an_extended_run() {
     }
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A learner's local copy belongs to one store: a copy of another store's run, or a local run
+/// of the same name, is refused rather than taken for the store's files.
+#[cfg(feature = "object-store")]
+#[test]
+fn a_local_copy_belongs_to_one_store() {
+    let base = std::env::temp_dir().join(format!("damas-copy-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let memory = |path: &str| RunStore::open(&Location::parse(path), &[]).unwrap();
+    let cache = base.join("copy");
+    let first = RunHome::new(memory("memory:///runs/a"), &cache);
+    assert_eq!(first.pull().expect("a new copy"), 0);
+    assert_eq!(first.pull().expect("the same store again"), 0);
+    let other = RunHome::new(memory("memory:///runs/b"), &cache);
+    let error = other.pull().expect_err("another store's copy");
+    let text = error.to_string();
+    assert!(
+        text.contains("a copy of memory:///runs/a") && text.contains("memory:///runs/b"),
+        "{text}"
+    );
+
+    let leftover = base.join("local");
+    std::fs::create_dir_all(leftover.join("checkpoints")).unwrap();
+    std::fs::write(leftover.join("config.toml"), TINY).unwrap();
+    let adopted = RunHome::new(memory("memory:///runs/a"), &leftover);
+    let text = adopted.pull().expect_err("a local run").to_string();
+    assert!(text.contains("no store's copy"), "{text}");
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -201,12 +201,20 @@ fn a_learner_whose_lease_was_taken_stops() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+    // Written as a take-over writes it: over the version read, under the store's lock (a plain
+    // write could race the learner's renewal).
     let store = RunStore::open(&Location::Local(dir.clone()), &[]).unwrap();
-    let mut intruder = holder(&store);
-    intruder.holder = "intruder".into();
-    store
-        .put(LEASE, &serde_json::to_vec(&intruder).unwrap())
-        .unwrap();
+    loop {
+        let (bytes, version) = store.get_versioned(LEASE).unwrap().expect("a lease");
+        let mut intruder: LeaseRecord = serde_json::from_slice(&bytes).unwrap();
+        intruder.holder = "intruder".into();
+        let written = store
+            .put_if(LEASE, &serde_json::to_vec(&intruder).unwrap(), Some(&version))
+            .unwrap();
+        if written.is_some() {
+            break;
+        }
+    }
     let result = learner.join().unwrap();
     let error = result.expect_err("the learner stops");
     assert!(

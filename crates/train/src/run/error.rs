@@ -73,6 +73,19 @@ pub enum RunError {
         /// The network's channels asked for.
         channels: usize,
     },
+    /// The local directory of a run on an object store is a copy of something else: another
+    /// store's run, or a local run of the same name.
+    #[error(
+        "{dir} is {found}, not a copy of {location}; move it away or give --runs another directory"
+    )]
+    ForeignCopy {
+        /// The local directory.
+        dir: PathBuf,
+        /// What it holds.
+        found: String,
+        /// The store this run lives in.
+        location: String,
+    },
 }
 
 /// The system's error for `path`, as a [`RunError`].

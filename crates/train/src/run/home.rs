@@ -11,6 +11,9 @@ use std::sync::Arc;
 /// The hidden file a learner of a local run keeps locked (see [`super::lease`]).
 const LOCAL_LOCK: &str = ".learner.lock";
 
+/// The hidden file of a local copy that names the store it copies.
+const ORIGIN: &str = ".origin";
+
 /// The store key that tells workers the run is over (it holds the last generation).
 pub const FINISHED: &str = "finished";
 
@@ -197,12 +200,50 @@ impl RunHome {
         self.publish(&files)
     }
 
+    /// Ties the local directory to the store it copies: a new or empty directory is marked as
+    /// this store's copy; a directory marked for another store, or holding files without a
+    /// mark (a local run of the same name), is refused, so that no stale or foreign file is
+    /// ever taken for the store's.
+    pub(super) fn check_copy(&self) -> Result<(), RunError> {
+        if !self.mirrored() {
+            return Ok(());
+        }
+        let location = self.store.location().to_string();
+        let mark = self.root.join(ORIGIN);
+        let foreign = |found: String| RunError::ForeignCopy {
+            dir: self.root.clone(),
+            found,
+            location: location.clone(),
+        };
+        match std::fs::read_to_string(&mark) {
+            Ok(found) if found.trim() == location => return Ok(()),
+            Ok(found) => return Err(foreign(format!("a copy of {}", found.trim()))),
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(RunError::Io {
+                    path: mark,
+                    source: e,
+                });
+            }
+            Err(_) => {}
+        }
+        let holds_files = std::fs::read_dir(&self.root).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        });
+        if holds_files {
+            return Err(foreign("a run directory that is no store's copy".into()));
+        }
+        damas_store::write_atomically(&mark, location.as_bytes()).map_err(io_error(&mark))
+    }
+
     /// Fetches every object of the store that the local directory lacks (but the workers'
     /// `incoming/` shards and the lease), checkpoints' `meta.json` last; returns how many.
     pub fn pull(&self) -> Result<usize, RunError> {
         if !self.mirrored() {
             return Ok(0);
         }
+        self.check_copy()?;
         Ok(self.store.fetch_missing("", &self.root, |key| {
             key.starts_with("incoming/") || key == LEASE
         })?)

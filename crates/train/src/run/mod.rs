@@ -113,6 +113,7 @@ impl<'a, V: Rules> Run<'a, V> {
         let device = config.device.open()?;
         // One learner per run: nothing is read or written before the lease is held.
         home.take_lease()?;
+        home.check_copy()?;
         let paths = RunPaths::new(&home.root);
         for dir in [
             &paths.checkpoints,
