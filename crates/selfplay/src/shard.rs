@@ -245,6 +245,15 @@ impl Shard {
         // The format number comes first in every version.
         let (format, _): (u32, usize) =
             bincode::serde::decode_from_slice(body, DECODE_LIMIT).map_err(decode_error)?;
+        // A newer program's layout is a version to report, not damage to guess at.
+        if format > SHARD_FORMAT {
+            return Err(ShardError::WrongVersion {
+                path,
+                what: "shard format",
+                found: format,
+                expected: SHARD_FORMAT,
+            });
+        }
         let (shard, used): (Shard, usize) = match format {
             1 => {
                 let (old, used): (ShardV1, usize) =

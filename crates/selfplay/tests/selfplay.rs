@@ -477,3 +477,16 @@ fn the_temperature_counts_searched_plies() {
     assert_eq!(config.move_temperature(15), 0.8);
     assert_eq!(config.move_temperature(16), 0.0);
 }
+
+/// A newer program's shard is reported as a version it cannot read, whatever its layout after
+/// the format number, not as damage.
+#[test]
+fn a_shard_of_a_newer_format_is_a_version_error() {
+    let future = damas_selfplay::shard::SHARD_FORMAT + 1;
+    let bytes = shard_bytes(&(future, "a layout this program does not know", [1u8, 2, 3]));
+    let error = Shard::from_bytes(&bytes, std::path::Path::new("new.shard")).unwrap_err();
+    assert!(
+        matches!(error, ShardError::WrongVersion { found, .. } if found == future),
+        "{error}"
+    );
+}

@@ -4,10 +4,11 @@
 //! workers stop when the run is finished. `scripts/distributed-loopback.sh` does the same over
 //! S3 with Ray and a `kill -9`.
 
-use damas_selfplay::{Shard, list_shards};
+use damas_selfplay::shard::SHARD_FORMAT;
+use damas_selfplay::{Shard, ShardHeader, list_shards};
 use damas_store::{Location, RunStore};
 use damas_train::{
-    ConfigChanges, ConfigFile, RunHome, Silent, TrainConfig, WorkerOptions, check_run_at,
+    ConfigChanges, ConfigFile, RunError, RunHome, Silent, TrainConfig, WorkerOptions, check_run_at,
     run_worker, train_in,
 };
 use std::path::Path;
@@ -141,8 +142,12 @@ fn a_learner_trains_on_what_two_workers_upload() {
     let uploaded: u64 = summaries.iter().map(|s| s.samples).sum();
     assert!(uploaded >= marked_samples, "{uploaded} < {marked_samples}");
     assert!(summaries.iter().all(|s| s.shards >= 1), "{summaries:?}");
-    // The damaged shard was dropped (deleted), the temporary file never touched.
+    // The damaged shard was moved aside, whole; the temporary file never touched.
     assert!(!root.join("incoming/g000000-bad-000000.shard").exists());
+    assert_eq!(
+        std::fs::read(root.join("rejected/g000000-bad-000000.shard")).unwrap(),
+        b"DAMASHRD\0\0\0\0truncated"
+    );
     assert!(
         root.join("incoming/.g000000-dead-000000.shard.tmp")
             .exists()
@@ -151,7 +156,7 @@ fn a_learner_trains_on_what_two_workers_upload() {
     let log = std::fs::read_to_string(root.join("log.txt")).unwrap();
     assert!(log.contains(" worker shards ("), "{log}");
     assert!(
-        log.contains("dropped"),
+        log.contains("corrupted (checksum mismatch): moved to rejected/"),
         "the damaged shard is not in the log: {log}"
     );
     let contents = check_run_at(&file.config, &root).expect("every file verifies");
@@ -253,4 +258,56 @@ fn a_local_copy_belongs_to_one_store() {
     let text = adopted.pull().expect_err("a local run").to_string();
     assert!(text.contains("no store's copy"), "{text}");
     let _ = std::fs::remove_dir_all(&base);
+}
+
+/// Workers of a newer release upload shards this learner cannot read: they are moved aside
+/// (not deleted), and the learner stops with the reason instead of waiting forever.
+#[test]
+fn a_learner_stops_on_shards_of_another_version() {
+    let root = std::env::temp_dir().join(format!("damas-skew-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let file = ConfigFile {
+        config: TrainConfig::parse(TINY).expect("valid config"),
+        text: TINY.to_string(),
+    };
+    let future = Shard {
+        header: ShardHeader {
+            format: SHARD_FORMAT + 1,
+            variant: "russian".into(),
+            encoding_version: damas_nn::ENCODING_VERSION,
+            model: "a newer worker".into(),
+            games: 2,
+            generation: Some(0),
+            plies: 40,
+            results: [1, 0, 1],
+        },
+        samples: Vec::new(),
+    };
+    std::fs::create_dir_all(root.join("incoming")).unwrap();
+    for seq in 0..3 {
+        std::fs::write(
+            root.join(format!("incoming/g000000-new-{seq:06}.shard")),
+            future.to_bytes(),
+        )
+        .unwrap();
+    }
+    let error = train_in(
+        &file,
+        RunHome::local(&root),
+        ConfigChanges::Refuse,
+        &mut Silent,
+    )
+    .expect_err("the learner stops");
+    let text = error.to_string();
+    assert!(
+        matches!(error, RunError::VersionSkew { count: 3, .. }),
+        "{text}"
+    );
+    assert!(text.contains("one release"), "{text}");
+    for seq in 0..3 {
+        let name = format!("g000000-new-{seq:06}.shard");
+        assert!(!root.join("incoming").join(&name).exists());
+        assert!(root.join("rejected").join(&name).exists(), "{name} kept");
+    }
+    let _ = std::fs::remove_dir_all(&root);
 }

@@ -209,7 +209,11 @@ fn a_learner_whose_lease_was_taken_stops() {
         let mut intruder: LeaseRecord = serde_json::from_slice(&bytes).unwrap();
         intruder.holder = "intruder".into();
         let written = store
-            .put_if(LEASE, &serde_json::to_vec(&intruder).unwrap(), Some(&version))
+            .put_if(
+                LEASE,
+                &serde_json::to_vec(&intruder).unwrap(),
+                Some(&version),
+            )
             .unwrap();
         if written.is_some() {
             break;

@@ -73,6 +73,18 @@ pub enum RunError {
         /// The network's channels asked for.
         channels: usize,
     },
+    /// Workers keep uploading shards of another version than this learner reads.
+    #[error(
+        "{count} worker shards were of another version than this learner reads; run the learner \
+         and its workers from one release (the shards are kept under rejected/ in the store)"
+    )]
+    VersionSkew {
+        /// How many such shards this generation met.
+        count: u32,
+        /// The last one's error.
+        #[source]
+        source: ShardError,
+    },
     /// The local directory of a run on an object store is a copy of something else: another
     /// store's run, or a local run of the same name.
     #[error(

@@ -20,6 +20,10 @@ pub const FINISHED: &str = "finished";
 /// The store folder workers upload their shards to.
 pub const INCOMING: &str = "incoming";
 
+/// The store folder the learner moves workers' shards it cannot use to (damaged, another
+/// variant, another version), for a person to look at; never read by the loop.
+pub const REJECTED: &str = "rejected";
+
 /// The files of a run.
 #[derive(Clone, Debug)]
 pub struct RunPaths {
@@ -238,7 +242,7 @@ impl RunHome {
     }
 
     /// Fetches every object of the store that the local directory lacks (but the workers'
-    /// `incoming/` shards and the lease), checkpoints' `meta.json` last; returns how many.
+    /// `incoming/` shards, the `rejected/` ones and the lease), checkpoints' `meta.json` last; returns how many.
     pub fn pull(&self) -> Result<usize, RunError> {
         if !self.mirrored() {
             return Ok(0);

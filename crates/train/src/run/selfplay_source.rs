@@ -1,13 +1,15 @@
 //! Where a generation's games come from: played here, or collected from workers' uploads.
 
 use super::error::io_error;
-use super::home::INCOMING;
+use super::home::{INCOMING, REJECTED};
 use super::records::SelfPlayDone;
 use super::{Run, RunError};
 use damas_mcts::{Evaluator, StaticEvaluator};
 use damas_nn::write_atomically;
 use damas_rules::Rules;
-use damas_selfplay::{EngineGames, Shard, ShardWriter, engine_games_into_shards, play_into_shards};
+use damas_selfplay::{
+    EngineGames, Shard, ShardError, ShardWriter, engine_games_into_shards, play_into_shards,
+};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -228,7 +230,8 @@ impl<V: Rules> Run<'_, V> {
     /// Generation `generation`'s games from workers: waits until `incoming/` holds at least
     /// `games_per_generation` games played by a network no more than `max_staleness`
     /// generations older than the newest, and copies their shards in as `prefix-<name>`.
-    /// Every shard is decoded and checked before it counts; a damaged one is dropped.
+    /// Every shard is decoded and checked before it counts; one that cannot be used is moved
+    /// to `rejected/`, and [`VERSION_ERRORS_TO_STOP`] of another version stop the run.
     pub(super) fn collect_worker_games(
         &mut self,
         generation: u32,
@@ -242,6 +245,7 @@ impl<V: Rules> Run<'_, V> {
         let mut seen = self.consumed_before(generation);
         let mut done = SelfPlayDone::default();
         let mut waits = 0u32;
+        let mut version_errors = 0u32;
         self.progress.start(
             &format!("generation {generation} worker games"),
             u64::from(wanted),
@@ -274,17 +278,26 @@ impl<V: Rules> Run<'_, V> {
                     Ok(shard) if shard.header.variant == V::NAME => shard,
                     Ok(shard) => {
                         let text = format!(
-                            "{key}: a shard of {}, not {}: dropped",
+                            "{key}: a shard of {}, not {}: moved to {REJECTED}/",
                             shard.header.variant,
                             V::NAME
                         );
                         self.say(&text);
-                        self.home.store.delete(&key)?;
+                        self.reject(&key, name, &bytes)?;
                         continue;
                     }
                     Err(error) => {
-                        self.say(&format!("{error}: dropped"));
-                        self.home.store.delete(&key)?;
+                        self.say(&format!("{error}: moved to {REJECTED}/"));
+                        self.reject(&key, name, &bytes)?;
+                        if matches!(error, ShardError::WrongVersion { .. }) {
+                            version_errors += 1;
+                            if version_errors >= VERSION_ERRORS_TO_STOP {
+                                return Err(RunError::VersionSkew {
+                                    count: version_errors,
+                                    source: error,
+                                });
+                            }
+                        }
                         continue;
                     }
                 };
@@ -327,6 +340,19 @@ impl<V: Rules> Run<'_, V> {
         self.progress.finish();
         done.seconds = started.elapsed().as_secs_f64();
         Ok(done)
+    }
+}
+
+/// How many worker shards of another version one generation meets before the learner stops:
+/// workers of another release would otherwise play on while the learner waits forever.
+const VERSION_ERRORS_TO_STOP: u32 = 3;
+
+impl<V: Rules> Run<'_, V> {
+    /// Moves a worker's shard the learner cannot use from `incoming/` to `rejected/`.
+    fn reject(&self, key: &str, name: &str, bytes: &[u8]) -> Result<(), RunError> {
+        self.home.store.put(&format!("{REJECTED}/{name}"), bytes)?;
+        self.home.store.delete(key)?;
+        Ok(())
     }
 }
 
