@@ -25,11 +25,15 @@ impl ReplayWindow {
     }
 
     /// The newest `size` samples of `V`'s shards in `dir` (numbered, so name order is age order).
+    /// A run's shards (`genNNNNNN-*`) count only once their generation's marker
+    /// (`genNNNNNN.done`) is there: a shard no marker names is the remains of a self-play that
+    /// never finished, or of another learner's history, and is never trained on.
     pub fn load<V: Rules>(dir: &Path, size: usize) -> Result<Self, ShardError> {
-        let paths = list_shards(dir).map_err(|source| ShardError::Io {
+        let mut paths = list_shards(dir).map_err(|source| ShardError::Io {
             path: dir.to_path_buf(),
             source,
         })?;
+        paths.retain(|path| marked(dir, path));
         let mut newest_first: Vec<Vec<Sample>> = Vec::new();
         let mut count = 0;
         for path in paths.iter().rev() {
@@ -62,5 +66,50 @@ impl ReplayWindow {
         (0..count)
             .map(|_| &self.samples[rng.random_range(0..self.samples.len())])
             .collect()
+    }
+}
+
+/// Whether the shard at `path` may be trained on: a run's shard (`genNNNNNN-*`) only once its
+/// generation's marker is in `dir`; any other name (shards made outside a run) always.
+fn marked(dir: &Path, path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match name.get(..9) {
+        Some(prefix)
+            if prefix.starts_with("gen") && prefix[3..].bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            dir.join(format!("{prefix}.done")).exists()
+        }
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_shard_counts_only_once_its_generation_is_marked() {
+        let dir = std::env::temp_dir().join(format!("damas-replay-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let shard = dir.join("gen000003-000001.shard");
+        assert!(
+            !marked(&dir, &shard),
+            "self-play of generation 3 not finished"
+        );
+        std::fs::write(dir.join("gen000003.done"), "{}").unwrap();
+        assert!(marked(&dir, &shard));
+        assert!(!marked(
+            &dir,
+            &dir.join("gen000004-g000003-w1-000000.shard")
+        ));
+        assert!(
+            marked(&dir, &dir.join("selfplay-000000.shard")),
+            "made outside a run"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -3,6 +3,7 @@
 use super::RunError;
 use super::error::io_error;
 use super::lease::{LEASE, Lease, LeaseError, LeasePolicy, LeaseRecord};
+use super::reconcile::{Reconciled, reconcile};
 use damas_nn::{checkpoint_dir, list_checkpoints};
 use damas_store::{Location, RunStore};
 use std::path::{Path, PathBuf};
@@ -241,8 +242,19 @@ impl RunHome {
         damas_store::write_atomically(&mark, location.as_bytes()).map_err(io_error(&mark))
     }
 
+    /// Brings the local copy and the store into agreement before a resume (see
+    /// [`super::reconcile`]); nothing to do when the store is the directory.
+    pub fn reconcile(&self) -> Result<Reconciled, RunError> {
+        if !self.mirrored() {
+            return Ok(Reconciled::default());
+        }
+        self.check_copy()?;
+        reconcile(&self.root, &self.store)
+    }
+
     /// Fetches every object of the store that the local directory lacks (but the workers'
-    /// `incoming/` shards, the `rejected/` ones and the lease), checkpoints' `meta.json` last; returns how many.
+    /// `incoming/` shards, the `rejected/` ones and the lease), checkpoints' `meta.json` last;
+    /// returns how many.
     pub fn pull(&self) -> Result<usize, RunError> {
         if !self.mirrored() {
             return Ok(0);

@@ -15,7 +15,7 @@
 //! ever rewritten.
 //!
 //! The rooms: [`home`] (where the run lives: its paths, the object store it mirrors),
-//! [`lease`] (one learner per run),
+//! [`lease`] (one learner per run), [`reconcile`] (a local copy and its store agreeing),
 //! `cycle` (the generation loop, in the order it runs), `selfplay_source` (games played here
 //! or collected from workers), `training` (a generation's training, and network growth),
 //! `evaluate` (matches, gating), [`records`] (what each step leaves) and [`error`]; this file
@@ -26,6 +26,7 @@ pub mod error;
 mod evaluate;
 pub mod home;
 pub mod lease;
+pub mod reconcile;
 pub mod records;
 mod selfplay_source;
 mod training;
@@ -164,6 +165,7 @@ impl<'a, V: Rules> Run<'a, V> {
         // back before anything slow (the pull of a long run takes minutes), so that workers
         // started with it keep going.
         home.store.delete(FINISHED)?;
+        let reconciled = home.reconcile()?;
         home.pull()?;
         write_atomically(&copy, config_text.as_bytes()).map_err(io_error(&copy))?;
         home.publish(std::slice::from_ref(&copy))?;
@@ -173,6 +175,18 @@ impl<'a, V: Rules> Run<'a, V> {
             .append(true)
             .open(&log_path)
             .map_err(io_error(&log_path))?;
+        if !reconciled.is_empty() {
+            let text = format!(
+                "local copy and store reconciled: {} files uploaded, generations {:?} dropped \
+                 from the copy, {} files taken from the store, {} workers' shards deleted again",
+                reconciled.uploaded,
+                reconciled.dropped_generations,
+                reconciled.refetched,
+                reconciled.redone_deletions
+            );
+            progress.line(&text);
+            let _ = writeln!(log, "{text}");
+        }
         if !changed.is_empty() {
             let list: Vec<String> = changed.iter().map(ToString::to_string).collect();
             let text = format!("resumed with a changed config: {}", list.join(", "));
