@@ -232,7 +232,8 @@ fn train_survives_kill_9_at_any_moment_and_resumes() {
         damas(&args, "")
     };
     let out = copied(&[]);
-    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    // Refused for good: starting again will not help (3, which launchers do not restart).
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
     let error = stderr(&out);
     assert!(
         error.contains("training.optimizer \"adam\" -> \"sgd\"")
@@ -565,5 +566,41 @@ fn a_second_learner_on_a_run_is_refused_and_a_dead_ones_run_is_taken_over() {
     wait_for_holder(next.id());
     next.kill().unwrap();
     next.wait().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_worker_of_another_release_refuses_to_play_and_says_so_with_status_3() {
+    let dir = fresh_dir("worker-version");
+    let config = tiny_train_config(&dir, "versions", 1);
+    let run = dir.join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::copy(&config, run.join("config.toml")).unwrap();
+    std::fs::write(
+        run.join("versions.json"),
+        r#"{"shard_format": 999, "encoding_version": 999}"#,
+    )
+    .unwrap();
+    let cache = dir.join("cache");
+    let out = damas(
+        &[
+            "worker",
+            "--run",
+            run.to_str().unwrap(),
+            "--cache",
+            cache.to_str().unwrap(),
+            "--shards",
+            "1",
+            "--quiet",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let error = stderr(&out);
+    assert!(
+        error.contains("shard format 999") && error.contains("learner's release"),
+        "{error}"
+    );
+    assert!(!run.join("incoming").exists(), "nothing was played");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -103,7 +103,36 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");
-            ExitCode::from(2)
+            if error.downcast_ref::<Permanent>().is_some() {
+                ExitCode::from(PERMANENT_EXIT)
+            } else {
+                ExitCode::from(2)
+            }
         }
+    }
+}
+
+/// The exit status of a failure that starting again cannot fix (a bad config, a missing
+/// device, another release's learner): a launcher restarts on any other failure, never on this.
+const PERMANENT_EXIT: u8 = 3;
+
+/// Marks an error as one that starting again cannot fix.
+#[derive(Debug)]
+pub struct Permanent;
+
+impl std::fmt::Display for Permanent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("permanent failure, starting again will not help")
+    }
+}
+
+/// A run's error for the binary, marked [`Permanent`] when it is.
+pub fn run_error(error: damas_train::RunError) -> anyhow::Error {
+    let permanent = error.is_permanent();
+    let error = anyhow::Error::new(error);
+    if permanent {
+        error.context(Permanent)
+    } else {
+        error
     }
 }

@@ -183,6 +183,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ConfigChangedArg::Refuse => ConfigChanges::Refuse,
         ConfigChangedArg::Accept => ConfigChanges::Accept,
     };
-    train_in(&file, home, changes, &mut bars)?;
+    train_in(&file, home, changes, &mut bars).map_err(crate::run_error)?;
     Ok(())
 }

@@ -44,7 +44,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         device: args.device,
     };
     let mut bars = Bars::new(args.quiet);
-    let summary = run_worker(&store, &options, &mut bars)?;
+    let summary = run_worker(&store, &options, &mut bars).map_err(crate::run_error)?;
     outln!(
         "worker {}: {} shards, {} games, {} samples in {:.1}s of play ({:.1} samples/s)",
         options.id,

@@ -11,7 +11,7 @@
 //! start or die at any time: a worker holds nothing the run needs.
 
 use crate::config::TrainConfig;
-use crate::run::{FINISHED, INCOMING, Progress, RunError};
+use crate::run::{FINISHED, INCOMING, Progress, RunError, RunVersions, VERSIONS};
 use damas_mcts::{Evaluator, StaticEvaluator};
 use damas_models::Model;
 use damas_nn::DeviceChoice;
@@ -87,36 +87,65 @@ pub fn run_worker(
             )),
         }));
     }
-    let config_path = PathBuf::from(format!("{}/config.toml", store.location()));
     let text = wait_for(store, "config.toml", progress, || {
         format!(
             "waiting for the learner to create the run at {}",
             store.location()
         )
     })?;
-    let text = String::from_utf8_lossy(&text).into_owned();
-    let config = TrainConfig::parse_on(&text, options.device).map_err(|problem| {
-        RunError::Config(ConfigError::Invalid {
-            path: config_path,
-            problem,
-        })
-    })?;
+    let config = parse_config(store, &text, options.device)?;
+    check_versions(store)?;
     struct Visit<'a>(
         &'a RunStore,
         &'a WorkerOptions,
-        &'a TrainConfig,
+        (TrainConfig, Vec<u8>),
         &'a mut dyn Progress,
     );
     impl damas_rules::VariantVisitor for Visit<'_> {
         type Output = Result<WorkerSummary, RunError>;
         fn visit<V: Rules>(self) -> Self::Output {
-            let Visit(store, options, config, progress) = self;
-            work::<V>(store, options, config, progress)
+            let Visit(store, options, (config, text), progress) = self;
+            work::<V>(store, options, config, text, progress)
         }
     }
-    config
-        .variant
-        .visit(Visit(store, options, &config, progress))
+    let variant = config.variant;
+    variant.visit(Visit(store, options, (config, text), progress))
+}
+
+/// The run's config from the bytes of its `config.toml`, with `device` in place of its own.
+fn parse_config(
+    store: &RunStore,
+    text: &[u8],
+    device: Option<DeviceChoice>,
+) -> Result<TrainConfig, RunError> {
+    let text = String::from_utf8_lossy(text);
+    TrainConfig::parse_on(&text, device).map_err(|problem| {
+        RunError::Config(ConfigError::Invalid {
+            path: PathBuf::from(format!("{}/config.toml", store.location())),
+            problem,
+        })
+    })
+}
+
+/// Refuses to play for a learner that reads another shard format or encoding than this
+/// worker writes (a learner too old to say is trusted).
+fn check_versions(store: &RunStore) -> Result<(), RunError> {
+    let Some(bytes) = store.get(VERSIONS)? else {
+        return Ok(());
+    };
+    let ours = RunVersions::ours();
+    let Ok(run) = serde_json::from_slice::<RunVersions>(&bytes) else {
+        return Ok(());
+    };
+    if run != ours {
+        return Err(RunError::WorkerVersion {
+            run_format: run.shard_format,
+            run_encoding: run.encoding_version,
+            format: ours.shard_format,
+            encoding: ours.encoding_version,
+        });
+    }
+    Ok(())
 }
 
 /// Polls `key` until it exists; says `why` once if it has to wait.
@@ -181,30 +210,44 @@ fn next_sequence(store: &RunStore, id: &str) -> Result<u64, RunError> {
     Ok(next)
 }
 
-/// Copies checkpoint `generation` from the store into `cache` (`meta.json` last) unless it is
-/// there; the local directory, or the store's own when the store is local.
+/// Copies checkpoint `generation` from the store into `cache` (`meta.json` last, the
+/// optimiser's state left out) unless the same checkpoint is there; the local directory, or
+/// the store's own when the store is local.
 fn fetch_checkpoint(store: &RunStore, generation: u32, cache: &Path) -> Result<PathBuf, RunError> {
     let folder = format!("checkpoints/{generation:06}");
     if let Some(root) = store.local_root() {
         return Ok(root.join(&folder));
     }
     let dir = cache.join(&folder);
-    if dir.join("meta.json").exists() {
-        return Ok(dir);
+    // A copy from an earlier run at the same location (or under a reused id) is not this one.
+    let meta = dir.join("meta.json");
+    if meta.exists() {
+        if std::fs::read(&meta).ok() == store.get(&format!("{folder}/meta.json"))? {
+            return Ok(dir);
+        }
+        std::fs::remove_dir_all(&dir).map_err(|source| RunError::Io {
+            path: dir.clone(),
+            source,
+        })?;
     }
-    store.fetch_missing(&folder, cache, |_| false)?;
+    // The optimiser's state is the learner's alone.
+    store.fetch_missing(&folder, cache, |key| key.ends_with("/optimizer.bpk"))?;
     Ok(dir)
 }
 
+/// Plays shards for the run until it is finished; `config` was read from `config_text`, and is
+/// read again between shards when the learner's copy changes (new search or gating settings
+/// take effect at the next shard; the device stays the one opened at start).
 fn work<V: Rules>(
     store: &RunStore,
     options: &WorkerOptions,
-    config: &TrainConfig,
+    mut config: TrainConfig,
+    mut config_text: Vec<u8>,
     progress: &mut dyn Progress,
 ) -> Result<WorkerSummary, RunError> {
     let device = config.device.open()?;
     damas_nn::set_inference_threads(config.selfplay.inference_threads);
-    let openings = config.selfplay.read_openings::<V>()?;
+    let mut openings = config.selfplay.read_openings::<V>()?;
     // Workers on one machine may share a cache folder: each keeps to its own part of it.
     let cache = options.cache.join(&options.id);
     let out = cache.join("out");
@@ -213,7 +256,7 @@ fn work<V: Rules>(
     let mut sequence = next_sequence(store, &options.id)?;
     let mut summary = WorkerSummary::default();
     let mut loaded: Option<(u32, Arc<dyn Evaluator<V>>, String)> = None;
-    let poll = Duration::from_secs_f64(config.distributed.poll_seconds);
+    let mut poll = Duration::from_secs_f64(config.distributed.poll_seconds);
     let mut finished_since: Option<Instant> = None;
     // Workers' games differ by their ids (std's hasher has fixed keys: the same id, the same
     // games).
@@ -247,7 +290,16 @@ fn work<V: Rules>(
             continue;
         }
         finished_since = None;
-        let Some(generation) = current_generation(store, config)? else {
+        if let Some(text) = store.get("config.toml")?
+            && text != config_text
+        {
+            config = parse_config(store, &text, options.device)?;
+            openings = config.selfplay.read_openings::<V>()?;
+            poll = Duration::from_secs_f64(config.distributed.poll_seconds);
+            config_text = text;
+            progress.line("the run's config changed: the next shard plays with the new one");
+        }
+        let Some(generation) = current_generation(store, &config)? else {
             std::thread::sleep(poll);
             continue;
         };

@@ -311,3 +311,74 @@ fn a_learner_stops_on_shards_of_another_version() {
     }
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Records a worker's lines and, once its first shard is uploaded, changes the run's config
+/// in the store the way a resumed learner with a new config would.
+struct ChangeAfterFirstShard {
+    store: RunStore,
+    lines: Vec<String>,
+}
+
+impl damas_train::Progress for ChangeAfterFirstShard {
+    fn start(&mut self, _: &str, _: u64) {}
+    fn update(&mut self, _: u64, _: &str) {}
+    fn finish(&mut self) {}
+    fn line(&mut self, text: &str) {
+        if text.starts_with("shard 0:") {
+            let text = String::from_utf8(self.store.get("config.toml").unwrap().unwrap()).unwrap();
+            let changed = text.replace("games_per_shard = 2", "games_per_shard = 1");
+            assert_ne!(text, changed);
+            self.store.put("config.toml", changed.as_bytes()).unwrap();
+        }
+        self.lines.push(text.to_string());
+    }
+}
+
+/// A worker reads the run's config again between shards: a change the learner publishes
+/// takes effect at its next shard, without a restart.
+#[test]
+fn a_worker_plays_its_next_shard_with_the_changed_config() {
+    use damas_nn::{BoardShape, CheckpointMeta, NetworkConfig};
+    use damas_rules::variants::Russian;
+    let root = std::env::temp_dir().join(format!("damas-reread-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let config = TrainConfig::parse(TINY).expect("valid config");
+    // The run as a learner leaves it after its start: the config and the untrained network.
+    let network = NetworkConfig::sized(BoardShape::of::<Russian>(), config.network);
+    let device = config.device.open().unwrap();
+    damas_train::Trainer::<Russian>::new(&network, &config.training, config.seed, &device)
+        .save(
+            &root.join("checkpoints/000000"),
+            &CheckpointMeta::new::<Russian>(network.clone()),
+            vec![],
+        )
+        .unwrap();
+    std::fs::write(root.join("config.toml"), TINY).unwrap();
+    let store = || RunStore::open(&Location::Local(root.clone()), &[]).unwrap();
+    let mut progress = ChangeAfterFirstShard {
+        store: store(),
+        lines: Vec::new(),
+    };
+    let options = WorkerOptions {
+        id: "w".into(),
+        cache: root.with_extension("cache"),
+        shards: Some(2),
+        device: None,
+    };
+    let summary = run_worker(&store(), &options, &mut progress).expect("worker runs");
+    assert_eq!(summary.shards, 2);
+    let games = |seq: u32| {
+        Shard::read(&root.join(format!("incoming/g000000-w-{seq:06}.shard")))
+            .unwrap()
+            .header
+            .games
+    };
+    assert_eq!((games(0), games(1)), (2, 1), "{:?}", progress.lines);
+    assert!(
+        progress.lines.iter().any(|l| l.contains("config changed")),
+        "{:?}",
+        progress.lines
+    );
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = std::fs::remove_dir_all(root.with_extension("cache"));
+}

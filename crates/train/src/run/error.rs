@@ -85,6 +85,23 @@ pub enum RunError {
         #[source]
         source: ShardError,
     },
+    /// This worker writes shards or encodes positions in another version than the run's
+    /// learner reads (`versions.json` in the store).
+    #[error(
+        "the run's learner reads shard format {run_format} and encoding {run_encoding}; this \
+         worker writes format {format} and encoding {encoding}: run workers from the learner's \
+         release"
+    )]
+    WorkerVersion {
+        /// The learner's shard format.
+        run_format: u32,
+        /// The learner's encoding version.
+        run_encoding: u32,
+        /// This worker's shard format.
+        format: u32,
+        /// This worker's encoding version.
+        encoding: u32,
+    },
     /// The local directory of a run on an object store is a copy of something else: another
     /// store's run, or a local run of the same name.
     #[error(
@@ -98,6 +115,27 @@ pub enum RunError {
         /// The store this run lives in.
         location: String,
     },
+}
+
+impl RunError {
+    /// Whether starting again cannot help: the config, the device, the versions, the run's
+    /// lease or its local copy say no, and only a person can change that. Store and file
+    /// errors may pass (a network fault, a full disk) and are worth a retry.
+    pub fn is_permanent(&self) -> bool {
+        match self {
+            RunError::Io { .. } | RunError::Store(_) | RunError::Shard(_) => false,
+            RunError::Lease(error) => !matches!(error, super::lease::LeaseError::Store(_)),
+            RunError::Checkpoint(_)
+            | RunError::Model(_)
+            | RunError::Config(_)
+            | RunError::Device(_)
+            | RunError::ConfigChanged { .. }
+            | RunError::Mismatch { .. }
+            | RunError::VersionSkew { .. }
+            | RunError::WorkerVersion { .. }
+            | RunError::ForeignCopy { .. } => true,
+        }
+    }
 }
 
 /// The system's error for `path`, as a [`RunError`].

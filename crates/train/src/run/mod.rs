@@ -34,7 +34,7 @@ mod training;
 pub use error::RunError;
 use error::io_error;
 pub use home::{FINISHED, INCOMING, RunHome, RunPaths};
-pub use records::{Evaluation, GenerationTime, SelfPlayDone};
+pub use records::{Evaluation, GenerationTime, RunVersions, SelfPlayDone, VERSIONS};
 
 use crate::config::TrainConfig;
 use crate::config_change::{ConfigChanges, config_changes};
@@ -168,7 +168,11 @@ impl<'a, V: Rules> Run<'a, V> {
         let reconciled = home.reconcile()?;
         home.pull()?;
         write_atomically(&copy, config_text.as_bytes()).map_err(io_error(&copy))?;
-        home.publish(std::slice::from_ref(&copy))?;
+        // What workers must write for this learner to read their shards.
+        let versions = paths.root.join(records::VERSIONS);
+        let text = serde_json::to_vec_pretty(&records::RunVersions::ours()).expect("serialises");
+        write_atomically(&versions, &text).map_err(io_error(&versions))?;
+        home.publish(&[copy.clone(), versions])?;
         let log_path = paths.root.join("log.txt");
         let mut log = std::fs::OpenOptions::new()
             .create(true)

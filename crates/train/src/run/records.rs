@@ -91,3 +91,25 @@ impl GenerationTime {
         write_atomically(&path, text.as_bytes()).map_err(io_error(&path))
     }
 }
+
+/// The store key of [`RunVersions`].
+pub const VERSIONS: &str = "versions.json";
+
+/// The formats a run's learner reads, published for its workers to check before they play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunVersions {
+    /// The shard layout ([`damas_selfplay::shard::SHARD_FORMAT`]).
+    pub shard_format: u32,
+    /// The position and move encoding ([`damas_nn::ENCODING_VERSION`]).
+    pub encoding_version: u32,
+}
+
+impl RunVersions {
+    /// The versions this program reads and writes.
+    pub fn ours() -> Self {
+        RunVersions {
+            shard_format: damas_selfplay::shard::SHARD_FORMAT,
+            encoding_version: damas_nn::ENCODING_VERSION,
+        }
+    }
+}
