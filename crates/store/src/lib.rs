@@ -15,8 +15,10 @@ use std::path::{Path, PathBuf};
 
 #[cfg(feature = "object-store")]
 mod remote;
+mod retry;
 mod versioned;
 
+pub use retry::RetrySettings;
 pub use versioned::Version;
 
 /// Writes `contents` to `path` through a temporary file in the same directory, synced and
@@ -184,7 +186,11 @@ impl RunStore {
         let backend = match location {
             Location::Local(path) => Backend::Local(path.clone()),
             #[cfg(feature = "object-store")]
-            Location::Url(url) => Backend::Remote(remote::Remote::open(url, options)?),
+            Location::Url(url) => Backend::Remote(remote::Remote::open(
+                url,
+                options,
+                &RetrySettings::default(),
+            )?),
             #[cfg(not(feature = "object-store"))]
             Location::Url(url) => {
                 let _ = options;
@@ -193,6 +199,22 @@ impl RunStore {
         };
         Ok(RunStore {
             location: location.clone(),
+            backend,
+        })
+    }
+
+    /// The same store with `retry` for its failed requests (a directory: the same directory).
+    pub fn with_retry(&self, retry: &RetrySettings) -> Result<Self, StoreError> {
+        let backend = match &self.backend {
+            Backend::Local(path) => {
+                let _ = retry;
+                Backend::Local(path.clone())
+            }
+            #[cfg(feature = "object-store")]
+            Backend::Remote(remote) => Backend::Remote(remote.with_retry(retry)?),
+        };
+        Ok(RunStore {
+            location: self.location.clone(),
             backend,
         })
     }
@@ -296,6 +318,18 @@ impl RunStore {
     /// The keys under the folder `prefix` (`"checkpoints"`, `"incoming"`; empty: all), with
     /// the prefix, sorted.
     pub fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
+        self.list_from(prefix, None)
+    }
+
+    /// The keys under the folder `prefix` that sort after `after` (a full key, such as
+    /// `shards/gen000012`), sorted: on an object store the listing starts there, so it costs
+    /// what it returns, not the whole folder.
+    pub fn list_after(&self, prefix: &str, after: &str) -> Result<Vec<String>, StoreError> {
+        check_key(after)?;
+        self.list_from(prefix, Some(after))
+    }
+
+    fn list_from(&self, prefix: &str, after: Option<&str>) -> Result<Vec<String>, StoreError> {
         if !prefix.is_empty() {
             check_key(prefix)?;
         }
@@ -303,10 +337,11 @@ impl RunStore {
             Backend::Local(root) => {
                 let mut keys = Vec::new();
                 list_local(root, &root.join(prefix), &mut keys)?;
+                keys.retain(|key| after.is_none_or(|after| key.as_str() > after));
                 keys
             }
             #[cfg(feature = "object-store")]
-            Backend::Remote(remote) => remote.list(prefix)?,
+            Backend::Remote(remote) => remote.list(prefix, after)?,
         };
         keys.sort();
         Ok(keys)
@@ -410,6 +445,31 @@ mod tests {
         store.delete("incoming/a.shard").unwrap();
         store.delete("incoming/a.shard").unwrap();
         assert_eq!(store.list("incoming").unwrap(), ["incoming/b.shard"]);
+        for key in [
+            "gen000001-a",
+            "gen000002-a",
+            "gen000002.done",
+            "gen000010-a",
+        ] {
+            store.put(&format!("shards/{key}"), b"s").unwrap();
+        }
+        assert_eq!(
+            store.list_after("shards", "shards/gen000002").unwrap(),
+            [
+                "shards/gen000002-a",
+                "shards/gen000002.done",
+                "shards/gen000010-a"
+            ]
+        );
+        let retried = RetrySettings {
+            retries: 2,
+            ..RetrySettings::default()
+        };
+        let again = store.with_retry(&retried).unwrap();
+        assert_eq!(again.get("incoming/b.shard").unwrap().unwrap(), b"two");
+        for key in again.list("shards").unwrap() {
+            again.delete(&key).unwrap();
+        }
         for bad in ["", "/etc/passwd", "a/../b", "a//b"] {
             assert!(
                 matches!(store.get(bad), Err(StoreError::BadKey { .. })),

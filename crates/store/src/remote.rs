@@ -2,15 +2,21 @@
 //! of the program stays synchronous.
 
 use crate::StoreError;
+use crate::retry::RetrySettings;
 use crate::versioned::{Inner, Version};
 use futures::TryStreamExt;
 use object_store::path::Path as ObjectPath;
-use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutPayload, UpdateVersion};
+use object_store::{
+    ObjectStore, ObjectStoreExt, ObjectStoreScheme, PutMode, PutPayload, UpdateVersion,
+};
+use std::sync::Arc;
 
 /// An object store and the prefix of the run inside it.
 pub(crate) struct Remote {
     url: String,
-    store: Box<dyn ObjectStore>,
+    /// The builder keys it was opened with, to open it again with other retry settings.
+    options: Vec<(String, String)>,
+    store: Arc<dyn ObjectStore>,
     prefix: ObjectPath,
     runtime: tokio::runtime::Runtime,
 }
@@ -21,40 +27,98 @@ fn boxed(
     Box::new(e)
 }
 
+/// The small runtime that drives one store's requests.
+fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+}
+
 impl Remote {
-    /// The store at `url`, configured by `options` (object_store's builder keys).
-    pub(crate) fn open(url: &str, options: &[(String, String)]) -> Result<Remote, StoreError> {
+    /// The store at `url`, configured by `options` (object_store's builder keys) and `retry`.
+    pub(crate) fn open(
+        url: &str,
+        options: &[(String, String)],
+        retry: &RetrySettings,
+    ) -> Result<Remote, StoreError> {
         let open_error = |source| StoreError::Open {
             url: url.to_string(),
             source,
         };
         let parsed = url::Url::parse(url).map_err(|e| open_error(boxed(e)))?;
-        let mut options = options.to_vec();
+        let given: Vec<(String, String)> = options
+            .iter()
+            .map(|(key, value)| (key.to_ascii_lowercase(), value.clone()))
+            .collect();
+        let mut options = given.clone();
         // The run's lease needs conditional writes, which object_store enables on S3 only when
         // asked (AWS S3, MinIO and recent moto honour If-Match and If-None-Match).
-        let asked = |key: &str| {
-            let key = key.to_ascii_lowercase();
-            key == "aws_conditional_put" || key == "conditional_put"
-        };
+        let asked = |key: &str| key == "aws_conditional_put" || key == "conditional_put";
         if parsed.scheme().starts_with("s3") && !options.iter().any(|(key, _)| asked(key)) {
             options.push(("aws_conditional_put".into(), "etag".into()));
         }
-        let (store, prefix) = object_store::parse_url_opts(
-            &parsed,
-            options.iter().map(|(k, v)| (k.as_str(), v.clone())),
-        )
-        .map_err(|e| open_error(boxed(e)))?;
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .map_err(|e| open_error(boxed(e)))?;
+        if !options.iter().any(|(key, _)| key == "timeout") {
+            let millis = retry.request_timeout.as_millis();
+            options.push(("timeout".into(), format!("{millis}ms")));
+        }
+        let (scheme, path) = ObjectStoreScheme::parse(&parsed).map_err(|e| open_error(boxed(e)))?;
+        let prefix = ObjectPath::parse(path).map_err(|e| open_error(boxed(e)))?;
+        // object_store's `parse_url_opts`, with the retry settings it cannot take as keys.
+        macro_rules! build {
+            ($builder:ty) => {{
+                let builder = options.iter().fold(
+                    <$builder>::new()
+                        .with_url(url)
+                        .with_retry(retry.retry_config()),
+                    |builder, (key, value)| match key.parse() {
+                        Ok(key) => builder.with_config(key, value),
+                        Err(_) => builder,
+                    },
+                );
+                Arc::new(builder.build().map_err(|e| open_error(boxed(e)))?) as Arc<dyn ObjectStore>
+            }};
+        }
+        let store = match scheme {
+            ObjectStoreScheme::AmazonS3 => build!(object_store::aws::AmazonS3Builder),
+            ObjectStoreScheme::GoogleCloudStorage => {
+                build!(object_store::gcp::GoogleCloudStorageBuilder)
+            }
+            ObjectStoreScheme::MicrosoftAzure => {
+                build!(object_store::azure::MicrosoftAzureBuilder)
+            }
+            ObjectStoreScheme::Memory => Arc::new(object_store::memory::InMemory::new()),
+            other => {
+                return Err(open_error(
+                    format!("{other:?} is not a store a run can live in").into(),
+                ));
+            }
+        };
         Ok(Remote {
             url: url.to_string(),
+            options: given,
             store,
             prefix,
-            runtime,
+            runtime: runtime().map_err(|e| open_error(boxed(e)))?,
         })
+    }
+
+    /// The same store with other retry settings (an in-memory store, which makes no requests,
+    /// is shared as it is).
+    pub(crate) fn with_retry(&self, retry: &RetrySettings) -> Result<Remote, StoreError> {
+        if self.url.starts_with("memory:") {
+            return Ok(Remote {
+                url: self.url.clone(),
+                options: self.options.clone(),
+                store: Arc::clone(&self.store),
+                prefix: self.prefix.clone(),
+                runtime: runtime().map_err(|e| StoreError::Open {
+                    url: self.url.clone(),
+                    source: boxed(e),
+                })?,
+            });
+        }
+        Remote::open(&self.url, &self.options, retry)
     }
 
     fn path(&self, key: &str) -> ObjectPath {
@@ -162,15 +226,25 @@ impl Remote {
         }
     }
 
-    pub(crate) fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
+    /// The keys under `prefix` (empty: all), relative to the run; with `after`, only those
+    /// after that key (S3 lists from it, so the listing costs what it returns).
+    pub(crate) fn list(
+        &self,
+        prefix: &str,
+        after: Option<&str>,
+    ) -> Result<Vec<String>, StoreError> {
         let folder = if prefix.is_empty() {
             self.prefix.clone()
         } else {
             self.path(prefix)
         };
+        let listing = match after {
+            Some(key) => self.store.list_with_offset(Some(&folder), &self.path(key)),
+            None => self.store.list(Some(&folder)),
+        };
         let metas: Vec<_> = self
             .runtime
-            .block_on(self.store.list(Some(&folder)).try_collect())
+            .block_on(listing.try_collect())
             .map_err(|e| self.error(prefix, e))?;
         let root: Vec<_> = self.prefix.parts().collect();
         Ok(metas
