@@ -4,15 +4,19 @@
 //! config that differs would silently continue another recipe in the same directory (a copied
 //! file that kept the `name` key does exactly that), so the loop lists the differences and
 //! refuses them unless told to accept ([`ConfigChanges`]). The keys that say where and how long
-//! a run goes on ([`BUDGET_KEYS`]) may change on any resume: they extend or move a run, they do
+//! a run goes on ([`BUDGET_KEYS`], [`FREE_SECTIONS`]) may change on any resume: they extend or move a run, they do
 //! not change what it learns.
 
 use crate::config::TrainConfig;
 use serde_json::Value;
 use std::fmt;
 
-/// Keys a resumed run may change without being told: the device it runs on and its budget.
+/// Keys a resumed run may change without being told: the device it runs on and its budget
+/// (and every key of the `[store]` section, [`FREE_SECTIONS`]).
 pub const BUDGET_KEYS: [&str; 3] = ["device", "generations", "minutes"];
+
+/// Sections whose keys a resumed run may change without being told: how it reaches its store.
+pub const FREE_SECTIONS: [&str; 1] = ["store"];
 
 /// What a resume does with a config that differs from the run's.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -39,6 +43,11 @@ impl ConfigChange {
     /// Whether the key is one of the budget keys a resume may change freely.
     pub fn is_budget(&self) -> bool {
         BUDGET_KEYS.contains(&self.key.as_str())
+            || FREE_SECTIONS.iter().any(|section| {
+                self.key
+                    .strip_prefix(section)
+                    .is_some_and(|rest| rest.starts_with('.'))
+            })
     }
 }
 
@@ -142,5 +151,14 @@ mod tests {
             "{}",
             changes[1]
         );
+    }
+
+    #[test]
+    fn the_store_settings_may_change_on_any_resume() {
+        let changed = format!("{BASE}[store]\nretries = 3\nbackoff_max_seconds = 2\n");
+        let changes = config_changes(&parse(BASE), &parse(&changed));
+        let keys: Vec<&str> = changes.iter().map(|c| c.key.as_str()).collect();
+        assert_eq!(keys, ["store.backoff_max_seconds", "store.retries"]);
+        assert!(changes.iter().all(ConfigChange::is_budget));
     }
 }

@@ -169,10 +169,20 @@ fn wait_for(
 }
 
 /// The generation workers play with now: the gated `best` when gating is on, else the newest
-/// published checkpoint (one whose `meta.json` is in the store).
-fn current_generation(store: &RunStore, config: &TrainConfig) -> Result<Option<u32>, RunError> {
-    let newest = store
-        .list("checkpoints")?
+/// published checkpoint (one whose `meta.json` is in the store). `newest` is the newest seen
+/// before: the listing starts after it, so it costs what is new, not the whole run.
+fn current_generation(
+    store: &RunStore,
+    config: &TrainConfig,
+    newest: &mut Option<u32>,
+) -> Result<Option<u32>, RunError> {
+    let keys = match *newest {
+        Some(seen) => {
+            store.list_after("checkpoints", &format!("checkpoints/{seen:06}/meta.json"))?
+        }
+        None => store.list("checkpoints")?,
+    };
+    let published = keys
         .iter()
         .filter_map(|key| {
             key.strip_prefix("checkpoints/")?
@@ -181,8 +191,9 @@ fn current_generation(store: &RunStore, config: &TrainConfig) -> Result<Option<u
                 .ok()
         })
         .max();
+    *newest = (*newest).max(published);
     if !config.evaluation.gating {
-        return Ok(newest);
+        return Ok(*newest);
     }
     let best = store
         .get("best")?
@@ -245,6 +256,8 @@ fn work<V: Rules>(
     mut config_text: Vec<u8>,
     progress: &mut dyn Progress,
 ) -> Result<WorkerSummary, RunError> {
+    // The run's retry settings for every request from here on (and again when they change).
+    let mut store = store.with_retry(&config.store.retry())?;
     let device = config.device.open()?;
     damas_nn::set_inference_threads(config.selfplay.inference_threads);
     let mut openings = config.selfplay.read_openings::<V>()?;
@@ -253,11 +266,13 @@ fn work<V: Rules>(
     let out = cache.join("out");
     // A shard left half written by a killed worker was never uploaded: drop it.
     let _ = std::fs::remove_dir_all(&out);
-    let mut sequence = next_sequence(store, &options.id)?;
+    let mut sequence = next_sequence(&store, &options.id)?;
     let mut summary = WorkerSummary::default();
     let mut loaded: Option<(u32, Arc<dyn Evaluator<V>>, String)> = None;
     let mut poll = Duration::from_secs_f64(config.distributed.poll_seconds);
     let mut finished_since: Option<Instant> = None;
+    // The newest checkpoint seen: later listings start after it.
+    let mut newest: Option<u32> = None;
     // Workers' games differ by their ids (std's hasher has fixed keys: the same id, the same
     // games).
     let id_hash = {
@@ -283,6 +298,13 @@ fn work<V: Rules>(
         if store.get(FINISHED)?.is_some() {
             let since = *finished_since.get_or_insert_with(Instant::now);
             if since.elapsed() >= poll * FINISHED_POLLS {
+                // What it uploaded after the learner's end would stay in `incoming/` forever.
+                let ours = format!("-{}-", options.id);
+                for key in store.list(INCOMING)? {
+                    if key.contains(&ours) {
+                        store.delete(&key)?;
+                    }
+                }
                 progress.line("the run is finished");
                 break;
             }
@@ -293,13 +315,17 @@ fn work<V: Rules>(
         if let Some(text) = store.get("config.toml")?
             && text != config_text
         {
-            config = parse_config(store, &text, options.device)?;
+            let changed = parse_config(&store, &text, options.device)?;
+            if changed.store != config.store {
+                store = store.with_retry(&changed.store.retry())?;
+            }
+            config = changed;
             openings = config.selfplay.read_openings::<V>()?;
             poll = Duration::from_secs_f64(config.distributed.poll_seconds);
             config_text = text;
             progress.line("the run's config changed: the next shard plays with the new one");
         }
-        let Some(generation) = current_generation(store, &config)? else {
+        let Some(generation) = current_generation(&store, &config, &mut newest)? else {
             std::thread::sleep(poll);
             continue;
         };
@@ -311,7 +337,7 @@ fn work<V: Rules>(
                         "static-eval".into(),
                     )
                 } else {
-                    let dir = fetch_checkpoint(store, generation, &cache)?;
+                    let dir = fetch_checkpoint(&store, generation, &cache)?;
                     let model = Model::<V>::open_path(&dir, &device)?;
                     (
                         model.evaluator(),

@@ -6,8 +6,10 @@ use damas_nn::{DeviceChoice, NetworkSize};
 use damas_rules::Variant;
 use damas_selfplay::SelfPlayConfig;
 pub use damas_selfplay::{ConfigError, ConfigProblem};
+use damas_store::RetrySettings;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use std::time::Duration;
 
 mod file;
 pub use file::{BASE_KEY, ConfigFile, SelfPlaySettings};
@@ -55,6 +57,9 @@ pub struct TrainConfig {
     /// Self-play by `damas worker` processes on other machines.
     #[serde(default)]
     pub distributed: DistributedSection,
+    /// How requests to an object store that fail are retried.
+    #[serde(default)]
+    pub store: StoreSection,
     /// The first generation's games played by the alpha-beta engine instead.
     #[serde(default)]
     pub warm_start: WarmStartSection,
@@ -264,6 +269,103 @@ impl DistributedSection {
             "poll_seconds",
             self.poll_seconds,
             "0.01 to 600",
+        )
+    }
+}
+
+/// `[store]`: retries of an object store's failed requests (object_store's retry settings;
+/// a run in a directory makes no requests). The learner and every worker read them from the
+/// run's config; they may change on any resume.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StoreSection {
+    /// Attempts after the first for a request that failed with a server error (5xx), a reset
+    /// connection or a timeout (0: none).
+    pub retries: usize,
+    /// No retry starts this many seconds after the request's first attempt.
+    pub retry_timeout_seconds: f64,
+    /// Seconds before the first retry; each later wait about doubles (with jitter) ...
+    pub backoff_initial_seconds: f64,
+    /// ... up to this many seconds.
+    pub backoff_max_seconds: f64,
+    /// One attempt that takes longer than this many seconds fails (and is retried).
+    pub request_timeout_seconds: f64,
+}
+
+impl Default for StoreSection {
+    fn default() -> Self {
+        let settings = RetrySettings::default();
+        StoreSection {
+            retries: settings.retries,
+            retry_timeout_seconds: settings.retry_timeout.as_secs_f64(),
+            backoff_initial_seconds: settings.backoff_initial.as_secs_f64(),
+            backoff_max_seconds: settings.backoff_max.as_secs_f64(),
+            request_timeout_seconds: settings.request_timeout.as_secs_f64(),
+        }
+    }
+}
+
+impl StoreSection {
+    /// The settings the store takes.
+    pub fn retry(&self) -> RetrySettings {
+        RetrySettings {
+            retries: self.retries,
+            retry_timeout: Duration::from_secs_f64(self.retry_timeout_seconds),
+            backoff_initial: Duration::from_secs_f64(self.backoff_initial_seconds),
+            backoff_max: Duration::from_secs_f64(self.backoff_max_seconds),
+            request_timeout: Duration::from_secs_f64(self.request_timeout_seconds),
+        }
+    }
+
+    /// Checks every value against its range.
+    pub fn validate(&self) -> Result<(), InvalidValue> {
+        InvalidValue::check(
+            self.retries <= 100,
+            "store",
+            "retries",
+            self.retries,
+            "0 to 100",
+        )?;
+        for (key, value, low, high) in [
+            (
+                "retry_timeout_seconds",
+                self.retry_timeout_seconds,
+                0.0,
+                3600.0,
+            ),
+            (
+                "backoff_initial_seconds",
+                self.backoff_initial_seconds,
+                0.001,
+                600.0,
+            ),
+            (
+                "backoff_max_seconds",
+                self.backoff_max_seconds,
+                0.001,
+                600.0,
+            ),
+            (
+                "request_timeout_seconds",
+                self.request_timeout_seconds,
+                0.1,
+                3600.0,
+            ),
+        ] {
+            InvalidValue::check(
+                value.is_finite() && (low..=high).contains(&value),
+                "store",
+                key,
+                value,
+                &format!("{low} to {high}"),
+            )?;
+        }
+        InvalidValue::check(
+            self.backoff_max_seconds >= self.backoff_initial_seconds,
+            "store",
+            "backoff_max_seconds",
+            self.backoff_max_seconds,
+            "at least backoff_initial_seconds",
         )
     }
 }
@@ -584,6 +686,7 @@ impl TrainConfig {
         self.training.validate()?;
         self.evaluation.validate()?;
         self.distributed.validate()?;
+        self.store.validate()?;
         self.growth.validate()?;
         self.warm_start.validate()
     }

@@ -6,7 +6,8 @@
 //! finds at its next renewal that the lease is no longer its own and stops before it publishes
 //! anything. A run in a local directory also holds an exclusive lock on a hidden file there,
 //! which the system drops when the process dies: a lease found while that lock is free is a
-//! dead learner's, taken over at once.
+//! dead learner's, taken over at once. So is a lease whose holder ran on this machine (same
+//! boot id and host name) in a process that no longer exists.
 
 use damas_store::{RunStore, StoreError, Version};
 use serde::{Deserialize, Serialize};
@@ -51,12 +52,28 @@ pub struct LeaseRecord {
     pub acquired: u64,
     /// When the holder last renewed it (seconds since the Unix epoch).
     pub renewed: u64,
+    /// The holder machine's boot id (Linux's `/proc/sys/kernel/random/boot_id`; empty where
+    /// there is none): with the host name, it tells that a lease was taken on this machine
+    /// since it last started.
+    #[serde(default)]
+    pub boot: String,
 }
 
 impl LeaseRecord {
     /// Seconds since the last renewal (0 for a clock that went back).
     fn age(&self) -> u64 {
         unix_now().saturating_sub(self.renewed)
+    }
+
+    /// Whether the holder ran on this machine, since its last start, and its process is gone:
+    /// a learner killed here (SIGKILL, out of memory) whose lease can be taken at once. Two
+    /// containers on one machine share the boot id but not the host name (nor the process
+    /// ids), so both must match.
+    fn died_here(&self) -> bool {
+        !self.boot.is_empty()
+            && self.boot == boot_id()
+            && self.host == crate::tensorboard::host_name()
+            && !std::path::Path::new(&format!("/proc/{}", self.pid)).exists()
     }
 
     /// The holder, its machine and process, for messages.
@@ -142,6 +159,13 @@ pub struct Lease {
     _lock: Option<std::fs::File>,
 }
 
+/// This machine's boot id, empty where the system has none.
+fn boot_id() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .map(|id| id.trim().to_string())
+        .unwrap_or_default()
+}
+
 fn unix_now() -> u64 {
     SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
@@ -151,6 +175,18 @@ fn unix_now() -> u64 {
 /// A new holder id: random, so that two learners never share one.
 fn new_holder_id() -> String {
     format!("{:016x}", rand::random::<u64>())
+}
+
+/// After a conditional write of `bytes` was refused: the lease's version if the store holds
+/// exactly those bytes. Then the write went through and what was refused was the client's
+/// retry of it, sent because the answer to the first attempt was lost (a reset connection, a
+/// 5xx after the store had written); every lease holds its learner's random holder id, so no
+/// other learner's write has the same bytes.
+fn own_write(store: &RunStore, bytes: &[u8]) -> Result<Option<Version>, StoreError> {
+    Ok(store
+        .get_versioned(LEASE)?
+        .filter(|(found, _)| found == bytes)
+        .map(|(_, version)| version))
 }
 
 impl Lease {
@@ -181,6 +217,7 @@ impl Lease {
             pid: std::process::id(),
             acquired: now,
             renewed: now,
+            boot: boot_id(),
         };
         let bytes = serde_json::to_vec_pretty(&record).expect("a lease serialises");
         let expected = match store.get_versioned(LEASE)? {
@@ -188,6 +225,7 @@ impl Lease {
             Some((found, version)) => {
                 let may_take = take_over || lock.is_some();
                 match serde_json::from_slice::<LeaseRecord>(&found) {
+                    Ok(other) if other.died_here() => {}
                     Ok(other) if may_take && other.age() >= policy.stale_after.as_secs() => {}
                     Ok(other) if lock.is_some() => drop(other),
                     Ok(other) => {
@@ -209,7 +247,11 @@ impl Lease {
                 Some(version)
             }
         };
-        let Some(version) = store.put_if(LEASE, &bytes, expected.as_ref())? else {
+        let written = match store.put_if(LEASE, &bytes, expected.as_ref())? {
+            Some(version) => Some(version),
+            None => own_write(&store, &bytes)?,
+        };
+        let Some(version) = written else {
             // Another learner wrote the lease between our read and our write.
             let holder = store
                 .get(LEASE)?
@@ -292,7 +334,11 @@ impl Shared {
         let mut record = current.record.clone();
         record.renewed = unix_now();
         let bytes = serde_json::to_vec_pretty(&record).expect("a lease serialises");
-        match self.store.put_if(LEASE, &bytes, Some(&current.version))? {
+        let written = match self.store.put_if(LEASE, &bytes, Some(&current.version))? {
+            Some(version) => Some(version),
+            None => own_write(&self.store, &bytes)?,
+        };
+        match written {
             Some(version) => {
                 *held = Some(Held { record, version });
                 Ok(())
@@ -327,5 +373,69 @@ impl Drop for Lease {
             let _ = handle.join();
         }
         self.shared.release();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use damas_store::Location;
+
+    /// A retried write refused because its first attempt went through is recognised as ours;
+    /// another learner's lease is not.
+    #[test]
+    fn a_refused_retry_of_our_own_write_counts_as_written() {
+        let dir = std::env::temp_dir().join(format!("damas-own-write-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = RunStore::open(&Location::Local(dir.clone()), &[]).unwrap();
+        let ours = br#"{"holder":"a"}"#;
+        let written = store.put_if(LEASE, ours, None).unwrap().expect("created");
+        // The retry of the create is refused: the object exists.
+        assert_eq!(store.put_if(LEASE, ours, None).unwrap(), None);
+        assert_eq!(own_write(&store, ours).unwrap(), Some(written.clone()));
+        assert_eq!(own_write(&store, br#"{"holder":"b"}"#).unwrap(), None);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// A lease left by a learner process of this machine that no longer exists is taken at
+    /// once, without --take-over; one whose process lives is not.
+    #[test]
+    fn a_lease_of_a_dead_process_on_this_machine_is_taken_at_once() {
+        if boot_id().is_empty() {
+            return; // no boot id on this system: the rule cannot apply
+        }
+        let dir = std::env::temp_dir().join(format!("damas-died-here-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = Arc::new(RunStore::open(&Location::Local(dir.clone()), &[]).unwrap());
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let lease_of = |pid: u32| {
+            let record = LeaseRecord {
+                holder: "old".into(),
+                host: crate::tensorboard::host_name(),
+                pid,
+                acquired: unix_now(),
+                renewed: unix_now(),
+                boot: boot_id(),
+            };
+            store
+                .put(LEASE, &serde_json::to_vec(&record).unwrap())
+                .unwrap();
+        };
+        let policy = LeasePolicy {
+            renew_every: Duration::ZERO,
+            stale_after: Duration::from_secs(180),
+        };
+        lease_of(std::process::id());
+        assert!(matches!(
+            Lease::acquire(Arc::clone(&store), policy, false),
+            Err(LeaseError::Held { .. })
+        ));
+        lease_of(dead);
+        let lease = Lease::acquire(Arc::clone(&store), policy, false).expect("taken at once");
+        assert_ne!(lease.record().unwrap().holder, "old");
+        drop(lease);
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

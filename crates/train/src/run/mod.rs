@@ -44,6 +44,7 @@ use damas_nn::{BoardShape, Device, NetworkConfig, write_atomically};
 use damas_rules::{Game, Position, Rules};
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How the loop reports progress; the command line draws bars, tests stay silent.
@@ -112,6 +113,8 @@ impl<'a, V: Rules> Run<'a, V> {
     ) -> Result<Self, RunError> {
         // A device that cannot be used stops the run before it touches any file.
         let device = config.device.open()?;
+        // The config's retry settings from the first request on.
+        home.store = Arc::new(home.store.with_retry(&config.store.retry())?);
         // One learner per run: nothing is read or written before the lease is held.
         home.take_lease()?;
         home.check_copy()?;
@@ -173,6 +176,10 @@ impl<'a, V: Rules> Run<'a, V> {
         let text = serde_json::to_vec_pretty(&records::RunVersions::ours()).expect("serialises");
         write_atomically(&versions, &text).map_err(io_error(&versions))?;
         home.publish(&[copy.clone(), versions])?;
+        // Earlier processes' TensorBoard events once, whole (one stopped between a write and
+        // its upload left the store's copy short); from here on each generation uploads only
+        // this process's file.
+        home.publish_dir(&paths.tensorboard)?;
         let log_path = paths.root.join("log.txt");
         let mut log = std::fs::OpenOptions::new()
             .create(true)
