@@ -1,7 +1,6 @@
 //! The generation loop: self-play, training, evaluation, publication, in that order.
 
-use super::error::io_error;
-use super::home::FINISHED;
+use super::home::{FINISHED, INCOMING};
 use super::records::{GenerationTime, SelfPlayDone};
 use super::{Run, RunError, RunSummary};
 use crate::trainer::Trainer;
@@ -194,11 +193,16 @@ impl<V: Rules> Run<'_, V> {
         self.home
             .store
             .put(FINISHED, format!("{generation}\n").as_bytes())?;
+        // Workers' shards no generation took are not needed any more (each worker deletes the
+        // ones it uploads after this when it stops).
+        for key in self.home.store.list(INCOMING)? {
+            self.home.store.delete(&key)?;
+        }
         Ok(summary)
     }
 
     /// Publishes what a generation leaves besides its shards and checkpoint: its evaluation and
-    /// time records, the gating choice, the log and the TensorBoard events.
+    /// time records, the gating choice, the log and this process's TensorBoard events.
     pub(super) fn publish_generation_end(&self, generation: u32) -> Result<(), RunError> {
         if !self.home.mirrored() {
             return Ok(());
@@ -213,13 +217,9 @@ impl<V: Rules> Run<'_, V> {
         .into_iter()
         .filter(|path| path.exists())
         .collect();
-        files.extend(
-            std::fs::read_dir(&self.paths.tensorboard)
-                .map_err(io_error(&self.paths.tensorboard))?
-                .flatten()
-                .map(|entry| entry.path())
-                .filter(|path| path.is_file()),
-        );
+        // Only this process's event file grows; the earlier ones were published whole when
+        // the run was opened.
+        files.push(self.board.path().to_path_buf());
         self.home.publish(&files)
     }
 }

@@ -253,15 +253,18 @@ impl RunHome {
     }
 
     /// Fetches every object of the store that the local directory lacks (but the workers'
-    /// `incoming/` shards, the `rejected/` ones and the lease), checkpoints' `meta.json` last;
-    /// returns how many.
+    /// `incoming/` shards, the `rejected/` ones, the games' PDN files, which the loop never
+    /// reads, and the lease), checkpoints' `meta.json` last; returns how many.
     pub fn pull(&self) -> Result<usize, RunError> {
         if !self.mirrored() {
             return Ok(0);
         }
         self.check_copy()?;
         Ok(self.store.fetch_missing("", &self.root, |key| {
-            key.starts_with("incoming/") || key == LEASE
+            ["incoming/", "rejected/", "games/"]
+                .iter()
+                .any(|folder| key.starts_with(folder))
+                || key == LEASE
         })?)
     }
 }

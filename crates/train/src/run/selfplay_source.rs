@@ -47,8 +47,10 @@ impl<V: Rules> Run<'_, V> {
             }
         }
         if self.home.mirrored() {
+            // Listed from this generation on, so the cost stays that of one generation.
             for folder in ["shards", "games"] {
-                for key in self.home.store.list(folder)? {
+                let from = format!("{folder}/{prefix}");
+                for key in self.home.store.list_after(folder, &from)? {
                     if key[folder.len() + 1..].starts_with(&prefix) {
                         self.home.store.delete(&key)?;
                     }
