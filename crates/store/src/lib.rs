@@ -159,7 +159,7 @@ pub struct RunStore {
 enum Backend {
     Local(PathBuf),
     #[cfg(feature = "object-store")]
-    Remote(remote::Remote),
+    Remote(Box<remote::Remote>),
 }
 
 /// Checks that `key` is a relative, normal `/`-separated name.
@@ -186,11 +186,11 @@ impl RunStore {
         let backend = match location {
             Location::Local(path) => Backend::Local(path.clone()),
             #[cfg(feature = "object-store")]
-            Location::Url(url) => Backend::Remote(remote::Remote::open(
+            Location::Url(url) => Backend::Remote(Box::new(remote::Remote::open(
                 url,
                 options,
                 &RetrySettings::default(),
-            )?),
+            )?)),
             #[cfg(not(feature = "object-store"))]
             Location::Url(url) => {
                 let _ = options;
@@ -211,7 +211,7 @@ impl RunStore {
                 Backend::Local(path.clone())
             }
             #[cfg(feature = "object-store")]
-            Backend::Remote(remote) => Backend::Remote(remote.with_retry(retry)?),
+            Backend::Remote(remote) => Backend::Remote(Box::new(remote.with_retry(retry)?)),
         };
         Ok(RunStore {
             location: self.location.clone(),

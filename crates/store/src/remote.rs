@@ -16,6 +16,8 @@ pub(crate) struct Remote {
     url: String,
     /// The builder keys it was opened with, to open it again with other retry settings.
     options: Vec<(String, String)>,
+    /// How failed requests are retried (object_store's own retries, and [`Remote::retried`]).
+    retry: RetrySettings,
     store: Arc<dyn ObjectStore>,
     prefix: ObjectPath,
     runtime: tokio::runtime::Runtime,
@@ -25,6 +27,14 @@ fn boxed(
     e: impl std::error::Error + Send + Sync + 'static,
 ) -> Box<dyn std::error::Error + Send + Sync> {
     Box::new(e)
+}
+
+/// A number in [0, 1) from the clock's nanoseconds: jitter needs no better randomness.
+fn rand_unit() -> f64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    f64::from(nanos % 1_000_000) / 1_000_000.0
 }
 
 /// The small runtime that drives one store's requests.
@@ -97,6 +107,7 @@ impl Remote {
         Ok(Remote {
             url: url.to_string(),
             options: given,
+            retry: *retry,
             store,
             prefix,
             runtime: runtime().map_err(|e| open_error(boxed(e)))?,
@@ -110,6 +121,7 @@ impl Remote {
             return Ok(Remote {
                 url: self.url.clone(),
                 options: self.options.clone(),
+                retry: *retry,
                 store: Arc::clone(&self.store),
                 prefix: self.prefix.clone(),
                 runtime: runtime().map_err(|e| StoreError::Open {
@@ -119,6 +131,36 @@ impl Remote {
             });
         }
         Remote::open(&self.url, &self.options, retry)
+    }
+
+    /// Runs `attempt` again after a transport or server fault, with the backoff of the retry
+    /// settings. object_store retries only the requests it knows to be idempotent; a delete
+    /// (S3's bulk-delete POST) and a conditional put it leaves to the caller when the
+    /// connection breaks after the request was sent. Both are safe to repeat: deleting what is
+    /// gone succeeds, and a conditional put refused because its first attempt went through is
+    /// recognised by its caller (the lease compares what the store holds with what it wrote).
+    fn retried<T, F, Fut>(&self, attempt: F) -> Result<T, object_store::Error>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<T, object_store::Error>>,
+    {
+        let started = std::time::Instant::now();
+        let mut wait = self.retry.backoff_initial;
+        let mut retries = 0;
+        loop {
+            match self.runtime.block_on(attempt()) {
+                Err(object_store::Error::Generic { .. })
+                    if retries < self.retry.retries
+                        && started.elapsed() + wait < self.retry.retry_timeout =>
+                {
+                    // Jitter, so that processes hit by one fault do not retry in step.
+                    std::thread::sleep(wait.mul_f64(0.5 + 0.5 * rand_unit()));
+                    wait = (wait * 2).min(self.retry.backoff_max);
+                    retries += 1;
+                }
+                other => return other,
+            }
+        }
     }
 
     fn path(&self, key: &str) -> ObjectPath {
@@ -198,10 +240,10 @@ impl Remote {
         };
         let path = self.path(key);
         let payload = PutPayload::from(bytes.to_vec());
-        match self
-            .runtime
-            .block_on(self.store.put_opts(&path, payload, mode.into()))
-        {
+        match self.retried(|| {
+            self.store
+                .put_opts(&path, payload.clone(), mode.clone().into())
+        }) {
             Ok(written) => Ok(Some(Version(Inner::Remote {
                 e_tag: written.e_tag,
                 version: written.version,
@@ -220,7 +262,7 @@ impl Remote {
 
     pub(crate) fn delete(&self, key: &str) -> Result<(), StoreError> {
         let path = self.path(key);
-        match self.runtime.block_on(self.store.delete(&path)) {
+        match self.retried(|| self.store.delete(&path)) {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
             Err(e) => Err(self.error(key, e)),
         }
