@@ -10,8 +10,14 @@
 # have hit a live run (at most 4 x KILLS attempts), and prints the phase each one hit.
 #
 # Usage: scripts/kill-soak.sh [KILLS] [GENERATIONS]   (defaults 20 and 4; minutes on two cores)
+#        scripts/kill-soak.sh --distributed [KILLS] [GENERATIONS]: a learner and workers on an
+#        S3 server, with store faults on a second pass (scripts/kill-soak-distributed.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --distributed ]; then
+  shift
+  exec scripts/kill-soak-distributed.sh "$@"
+fi
 . scripts/tiny-run.sh
 kills=${1:-20}
 generations=${2:-4}

@@ -4,6 +4,9 @@ from the AWS_* variables the script sets).
     s3_probe.py create-bucket BUCKET
     s3_probe.py count BUCKET PREFIX...        shards (*.shard) under the prefixes
     s3_probe.py verify BUCKET RUN CHECK_LINE  the run's markers against its shards and the check
+    s3_probe.py soak-verify BUCKET RUN CHECK_LINE GENERATIONS GAMES STALENESS
+                                              the same for scripts/kill-soak-distributed.sh, and
+                                              every generation's games and networks
 """
 
 import json
@@ -69,6 +72,58 @@ def verify(s3, bucket, run, check_line):
     return not fail
 
 
+def soak_verify(s3, bucket, run, check_line, generations, games, staleness):
+    """A killed and resumed distributed run against what an uninterrupted one stores."""
+    fail = []
+    all_keys = keys(s3, bucket, run + "/")
+    checkpoints = [k for k in all_keys if re.fullmatch(rf"{run}/checkpoints/\d{{6}}/meta.json", k)]
+    markers = sorted(k for k in all_keys if re.fullmatch(rf"{run}/shards/gen\d{{6}}\.done", k))
+    kept = set(k[len(run) + 1:] for k in all_keys
+               if k.startswith(run + "/shards/") and k.endswith(".shard"))
+    left = [k for k in all_keys if k.startswith(run + "/incoming/")]
+    rejected = [k for k in all_keys if k.startswith(run + "/rejected/")]
+    if run + "/finished" not in all_keys:
+        fail.append("no `finished` marker")
+    if len(checkpoints) != generations + 1:
+        fail.append(f"{len(checkpoints)} checkpoints, not {generations + 1}")
+    if len(markers) != generations:
+        fail.append(f"{len(markers)} generation markers, not {generations}")
+    consumed, samples, total_games = {}, 0, 0
+    for marker in markers:
+        generation = int(re.search(r"gen(\d{6})\.done$", marker).group(1))
+        done = json.loads(get(s3, bucket, marker))
+        samples += done["samples"]
+        total_games += done["games"]
+        if done["games"] != games:
+            fail.append(f"generation {generation} has {done['games']} games, not {games}")
+        for key in done.get("consumed", []):
+            if key in consumed:
+                fail.append(f"{key} counted twice: generations {consumed[key]} and {generation}")
+            consumed[key] = generation
+            name = key.split("/", 1)[1]
+            played = int(name[1:7])
+            if played < generation - 1 - staleness:
+                fail.append(f"{key} (network {played}) is staler than generation {generation} allows")
+            if f"shards/gen{generation:06}-{name}" not in kept:
+                fail.append(f"{key}: its copy is not in shards/ under generation {generation}")
+    checked = dict(re.findall(r"(checkpoints|shards|samples) (\d+)", check_line))
+    if int(checked.get("samples", -1)) != samples:
+        fail.append(f"the markers count {samples} samples, the check read {checked.get('samples')}")
+    if len(kept) != len(consumed) or int(checked.get("shards", -1)) != len(kept):
+        fail.append(f"{len(kept)} kept shards, {len(consumed)} consumed, the check read {checked.get('shards')}")
+    if left:
+        fail.append(f"{len(left)} shards left in incoming/: {left[:3]}")
+    if rejected:
+        fail.append(f"{len(rejected)} shards rejected: {rejected[:3]}")
+    print(f"  store: {len(consumed)} workers' shards taken, {samples} samples, "
+          f"{len(left)} in incoming/, {len(rejected)} rejected")
+    print(f"counts: checkpoints {len(checkpoints)}, generation markers {len(markers)}, "
+          f"games {total_games}")
+    for problem in fail:
+        print("FAIL:", problem)
+    return not fail
+
+
 def main():
     command, bucket, *rest = sys.argv[1:]
     s3 = client()
@@ -78,6 +133,10 @@ def main():
         print(sum(k.endswith(".shard") for prefix in rest for k in keys(s3, bucket, prefix)))
     elif command == "verify":
         sys.exit(0 if verify(s3, bucket, rest[0], rest[1]) else 1)
+    elif command == "soak-verify":
+        run, line, generations, games, staleness = rest
+        ok = soak_verify(s3, bucket, run, line, int(generations), int(games), int(staleness))
+        sys.exit(0 if ok else 1)
     else:
         sys.exit(f"unknown command {command}")
 
