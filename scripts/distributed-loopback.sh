@@ -6,8 +6,9 @@
 # Then it checks that the run completed, that no partial or damaged shard was ever read (the
 # learner decodes every shard it takes and logs any it drops), that every checkpoint loads and
 # every kept shard decodes (`damas train --check` on the store), and that the sample counts of
-# the generation markers equal those of the shards kept. Last, a learner with an empty local
-# copy and no config resumes the run from the store alone.
+# the generation markers equal those of the shards kept. Last, with the run's budget raised to
+# four generations in the store, a learner with an empty local copy and no config resumes it
+# from the store alone and trains the fourth with one new worker.
 #
 # The S3 server is moto (`moto[server]` from PyPI): it installs into the same virtual
 # environment as Ray in seconds, where a Rust server (s3s-fs) would add a second cold build, and
@@ -15,7 +16,8 @@
 #
 # Everything it starts (moto, Ray, the learner and workers) is stopped at the end, on failure
 # too; the whole run is bounded by LIMIT seconds (default 1200). Needs python3 with venv and
-# network access to PyPI the first time (the venv is kept in .venv-ray).
+# network access to PyPI the first time (the venv is kept in .venv-ray). DAMAS names a binary
+# built with `--features object-store` (default: this checkout's, built here).
 # Usage: scripts/distributed-loopback.sh [WORKERS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +25,8 @@ WORKERS=${1:-3}
 LIMIT=${LIMIT:-1200}
 VENV=${VENV:-.venv-ray}
 WORK=$(mktemp -d /tmp/damas-loopback.XXXXXX)
-DAMAS=$PWD/target/release/damas
+DAMAS_GIVEN=${DAMAS:-}
+DAMAS=${DAMAS:-$PWD/target/release/damas}
 PIDS=()
 
 cleanup() {
@@ -46,8 +49,10 @@ echo "== python environment ($VENV): ray, moto[server], boto3"
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 "$VENV/bin/pip" install -q --disable-pip-version-check "ray>=2.40,<3" "moto[server]>=5.1.4,<6" boto3
 
-echo "== damas with object stores (cargo build --release --features object-store)"
-cargo build --release -q -p damas-cli --features object-store
+if [ -z "$DAMAS_GIVEN" ]; then
+  echo "== damas with object stores (cargo build --release --features object-store)"
+  cargo build --release -q -p damas-cli --features object-store
+fi
 
 PORT=$("$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 setsid "$VENV/bin/moto_server" -H 127.0.0.1 -p "$PORT" >"$WORK/moto.log" 2>&1 &
@@ -97,18 +102,25 @@ RAY_TMPDIR=$WORK/ray setsid timeout "$LIMIT" "$VENV/bin/python" deploy/ray/damas
 DRIVER=$!
 PIDS+=($DRIVER)
 
-# Wait for the first uploaded shard, then kill a worker that is playing its next one.
+# CPU ticks process $1 has used (user + system).
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# Wait for the first uploaded shard, then kill a worker that is playing its next one: one that
+# used at least 0.1 s of CPU in the last 0.5 s (a worker waiting for a network, or uploading,
+# sleeps). Its shard is only in its memory: nothing of it may reach the store.
 killed=""
 restarted=0
 for _ in $(seq $((LIMIT * 2))); do
   kill -0 $DRIVER 2>/dev/null || break
   if [ -z "$killed" ] && [ "$(s3 count "$BUCKET" runs/tiny/incoming/ runs/tiny/shards/)" -ge 1 ]; then
-    sleep 1
-    killed=$(pgrep -f "$DAMAS worker" | head -1 || true)
-    if [ -n "$killed" ]; then
-      kill -KILL "$killed"
-      echo "killed worker process $killed (SIGKILL) while it played a shard"
-    fi
+    for pid in $(pgrep -f "$DAMAS worker" || true); do
+      before=$(ticks "$pid"); sleep 0.5; after=$(ticks "$pid")
+      if [ $((after - before)) -ge $(( $(getconf CLK_TCK) / 10 )) ]; then
+        kill -KILL "$pid" && killed=$pid
+        echo "killed worker process $pid (SIGKILL) while it played a shard ($((after - before)) CPU ticks in 0.5 s)"
+        break
+      fi
+    done
   fi
   if [ -n "$killed" ] && [ "$restarted" = 0 ]; then
     live=$( (pgrep -f "$DAMAS worker" || true) | (grep -vx "$killed" || true) | wc -l)
@@ -131,9 +143,15 @@ check=$("$DAMAS" train --run "$RUN" --runs "$WORK/check" --check)
 echo "$check"
 s3 verify "$BUCKET" runs/tiny "$check"
 
-echo "== the learner resumes from the store alone (no config, an empty local copy)"
-resume=$("$DAMAS" train --run "$RUN" --runs "$WORK/resume" --quiet)
-echo "$resume" | tail -2
+echo "== a learner resumes from the store alone (no config, an empty local copy) and trains on"
+# The run's budget raised by one generation in the store (a budget key: a resume accepts it),
+# and one worker, as on a new machine.
+s3 set-generations "$BUCKET" runs/tiny/config.toml 4
+"$DAMAS" worker --run "$RUN" --id resume --cache "$WORK/resume-cache" --quiet >"$WORK/resume-worker.log" 2>&1 &
+PIDS+=($!)
+resume=$(timeout 600 "$DAMAS" train --run "$RUN" --runs "$WORK/resume" --quiet)
+echo "$resume" | tail -3
 echo "$resume" | grep -q "resuming after generation 3" || { echo "FAIL: no resume"; exit 1; }
-[ "$(ls "$WORK/resume/tiny/checkpoints" | wc -l)" = 4 ] || { echo "FAIL: the local copy lacks checkpoints"; exit 1; }
+echo "$resume" | grep -q "^generation 4:" || { echo "FAIL: the resumed learner trained no generation"; exit 1; }
+[ "$(ls "$WORK/resume/tiny/checkpoints" | wc -l)" = 5 ] || { echo "FAIL: the local copy lacks checkpoints"; exit 1; }
 echo "PASS"

@@ -8,6 +8,10 @@ scripts/kill-soak.sh's distributed mode. Each request is, at the rates given:
 - cut: the connection is reset (RST) before an answer, after the request reached the server;
 - or forwarded unchanged.
 
+With --hold REGEX, requests whose method and path ("PUT /bucket/key") match are held --hold-seconds before they are
+forwarded, and the file --flag exists while one is held: the soak uses it to kill the learner
+while it publishes a checkpoint (which otherwise takes milliseconds).
+
 toxiproxy (the usual tool) injects at the TCP level only, without HTTP status codes, and no
 package registry this project draws on has it, so this stdlib proxy does the HTTP level itself.
 It listens on 127.0.0.1 only and writes its counts as JSON to --stats on SIGTERM or SIGINT.
@@ -18,7 +22,9 @@ It listens on 127.0.0.1 only and writes its counts as JSON to --stats on SIGTERM
 import argparse
 import http.client
 import json
+import os
 import random
+import re
 import signal
 import socket
 import struct
@@ -28,8 +34,9 @@ import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-COUNTS = {"requests": 0, "503_before": 0, "500_after": 0, "delayed": 0, "reset": 0}
+COUNTS = {"requests": 0, "503_before": 0, "500_after": 0, "delayed": 0, "reset": 0, "held": 0}
 LOCK = threading.Lock()
+HELD = [0]
 
 ERROR_BODY = (
     '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>{code}</Code>'
@@ -48,6 +55,25 @@ class Handler(BaseHTTPRequestHandler):
     rate = 0.0
     delay = 0.0
     rng = random.Random(0)
+    hold = None
+    hold_seconds = 0.0
+    flag = None
+
+    def held(self):
+        """Holds a matching request, with the flag file there while any is held."""
+        count("held")
+        with LOCK:
+            HELD[0] += 1
+            if self.flag:
+                open(self.flag, "w").close()
+        time.sleep(self.hold_seconds)
+        with LOCK:
+            HELD[0] -= 1
+            if self.flag and HELD[0] == 0:
+                try:
+                    os.remove(self.flag)
+                except FileNotFoundError:
+                    pass
 
     def log_message(self, *args):
         pass
@@ -72,6 +98,8 @@ class Handler(BaseHTTPRequestHandler):
         count("requests")
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
+        if self.hold and self.hold.search(f"{self.command} {self.path}"):
+            self.held()
         with LOCK:
             roll = self.rng.random()
             wait = self.rng.random() * self.delay
@@ -128,11 +156,17 @@ def main():
     parser.add_argument("--delay", type=float, default=2.0, help="longest injected delay, seconds")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--stats", help="file the counts are written to when stopped")
+    parser.add_argument("--hold", help='regex of requests ("PUT /bucket/key") held before they are forwarded')
+    parser.add_argument("--hold-seconds", type=float, default=1.5)
+    parser.add_argument("--flag", help="file that exists while a request is held")
     args = parser.parse_args()
     Handler.upstream = urllib.parse.urlparse(args.upstream)
     Handler.rate = args.rate
     Handler.delay = args.delay
     Handler.rng = random.Random(args.seed)
+    Handler.hold = re.compile(args.hold) if args.hold else None
+    Handler.hold_seconds = args.hold_seconds
+    Handler.flag = args.flag
     server = ThreadingHTTPServer(("127.0.0.1", args.listen), Handler)
     server.daemon_threads = True
 

@@ -6,9 +6,10 @@
 #
 # 1. reference: no kills, no faults (what an uninterrupted run stores);
 # 2. kills: KILLS SIGKILLs at random moments, every other one on the learner (so at least 8 of
-#    20), the others on a random worker; the learner's phase at each kill (collection,
-#    training, evaluation, publication) is read from its local copy; each killed process is
-#    started again at once, as a launcher would;
+#    20), aimed at collection, training, evaluation and publication in turn, the others on a
+#    random worker; each killed process is started again at once, as a launcher would. The
+#    requests pass scripts/fault_proxy.py, which holds each checkpoint's `meta.json` upload
+#    for 1.5 s, so that publication lasts long enough to be hit;
 # 3. kills and faults: the same, with every request passing scripts/fault_proxy.py, which gives
 #    FAULT_RATE of them (5%) a fault: a 503 before the store, a 500 after it, a delay or a
 #    reset connection. The run's `[store]` retries absorb them.
@@ -65,9 +66,18 @@ MOTO=$(free_port)
 "$VENV/bin/moto_server" -H 127.0.0.1 -p "$MOTO" >"$WORK/moto.log" 2>&1 &
 SERVICES+=($!)
 disown
+# Two proxies that hold each checkpoint's `meta.json` upload for 1.5 s (so that a kill can land
+# while the learner publishes), the second also injecting faults.
+HOLD='^PUT .*/checkpoints/[0-9]+/meta[.]json'
+HOLDING=$(free_port)
+"$VENV/bin/python" scripts/fault_proxy.py --listen "$HOLDING" --upstream "http://127.0.0.1:$MOTO" \
+  --rate 0 --hold "$HOLD" --flag "$WORK/kills.publishing" >"$WORK/holding.log" 2>&1 &
+SERVICES+=($!)
+disown
 PROXY=$(free_port)
 "$VENV/bin/python" scripts/fault_proxy.py --listen "$PROXY" --upstream "http://127.0.0.1:$MOTO" \
-  --rate "$FAULT_RATE" --delay 2 --stats "$WORK/faults.json" >"$WORK/proxy.log" 2>&1 &
+  --rate "$FAULT_RATE" --delay 2 --hold "$HOLD" --flag "$WORK/faults.publishing" \
+  --stats "$WORK/faults.json" >"$WORK/proxy.log" 2>&1 &
 PROXY_PID=$!
 SERVICES+=($PROXY_PID)
 disown
@@ -113,15 +123,15 @@ backoff_max_seconds = 2
 request_timeout_seconds = 10
 TOML
 
-# The learner's phase, read from its local copy: publication (a checkpoint directory is being
-# written or uploaded: its temporary folder is there, or its eval is done but not the next
-# generation's collection), training (the generation's marker is there, its checkpoint is
+# The learner's phase, read from its local copy and the proxy: publication (a checkpoint is
+# being written, its temporary folder is there, or its `meta.json` upload is held), training (the generation's marker is there, its checkpoint is
 # not), evaluation (the newest checkpoint has no eval.json yet), else collection.
 phase() {
   local root=$1 c=0 g=0
   [ -d "$root/checkpoints" ] && c=$(find "$root/checkpoints" -maxdepth 2 -name meta.json | wc -l)
   [ -d "$root/shards" ] && g=$(find "$root/shards" -maxdepth 1 -name '*.done' | wc -l)
-  if compgen -G "$root/checkpoints/.*.tmp" >/dev/null; then echo publication
+  if [ -e "$WORK/$PASS.publishing" ] || compgen -G "$root/checkpoints/.*.tmp" >/dev/null; then
+    echo publication
   elif [ "$g" -ge "$c" ] && [ "$c" -gt 0 ]; then echo training
   elif [ "$c" -gt 1 ] && [ ! -f "$root/checkpoints/$(printf %06d $((c - 1)))/eval.json" ]; then echo evaluation
   else echo collection
@@ -146,6 +156,7 @@ sample_memory() {
 soak_pass() {
   local name=$1 kills=$2 endpoint=$3
   local run=s3://damas-$name/runs/soak dir=$WORK/$name
+  PASS=$name
   mkdir -p "$dir"
   export AWS_ENDPOINT=$endpoint
   local -a pid=() role=()
@@ -201,8 +212,8 @@ soak_pass() {
       if [ -n "${pid[$slot]:-}" ] && alive "${pid[$slot]}"; then
         local what
         if [ "$slot" = 0 ]; then
-          # Learner kills aim at each phase in turn: wait up to 3 s for it (publication, a
-          # few milliseconds, is rarely caught), then kill in whatever phase it is.
+          # Learner kills aim at each phase in turn: wait up to 3 s for it, then kill in
+          # whatever phase it is.
           local target=${TARGETS[$((learner_kills % 4))]} tries=0
           while [ "$(phase "$dir/learner/soak")" != "$target" ] && [ $tries -lt 60 ] \
                 && alive "${pid[0]}"; do
@@ -248,7 +259,7 @@ REFERENCE_SECONDS=60
 soak_pass reference 0 "http://127.0.0.1:$MOTO"
 REFERENCE_SECONDS=$LAST_SECONDS
 echo "== pass 2: $KILLS kills"
-soak_pass kills "$KILLS" "http://127.0.0.1:$MOTO"
+soak_pass kills "$KILLS" "http://127.0.0.1:$HOLDING"
 echo "== pass 3: $KILLS kills and a $FAULT_RATE store fault rate"
 soak_pass faults "$KILLS" "http://127.0.0.1:$PROXY"
 kill -TERM "$PROXY_PID"

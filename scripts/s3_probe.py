@@ -4,6 +4,7 @@ from the AWS_* variables the script sets).
     s3_probe.py create-bucket BUCKET
     s3_probe.py count BUCKET PREFIX...        shards (*.shard) under the prefixes
     s3_probe.py verify BUCKET RUN CHECK_LINE  the run's markers against its shards and the check
+    s3_probe.py set-generations BUCKET KEY N  rewrites a config's `generations` (its budget)
     s3_probe.py soak-verify BUCKET RUN CHECK_LINE GENERATIONS GAMES STALENESS
                                               the same for scripts/kill-soak-distributed.sh, and
                                               every generation's games and networks
@@ -133,6 +134,11 @@ def main():
         print(sum(k.endswith(".shard") for prefix in rest for k in keys(s3, bucket, prefix)))
     elif command == "verify":
         sys.exit(0 if verify(s3, bucket, rest[0], rest[1]) else 1)
+    elif command == "set-generations":
+        key, generations = rest
+        text = get(s3, bucket, key).decode()
+        text = re.sub(r"(?m)^generations = \d+", f"generations = {int(generations)}", text)
+        s3.put_object(Bucket=bucket, Key=key, Body=text.encode())
     elif command == "soak-verify":
         run, line, generations, games, staleness = rest
         ok = soak_verify(s3, bucket, run, line, int(generations), int(games), int(staleness))

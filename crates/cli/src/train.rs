@@ -32,7 +32,8 @@ pub struct Args {
     #[arg(long)]
     external_selfplay: bool,
     /// Take the run over from a learner whose lease has gone unrenewed for 3 minutes (a
-    /// learner that died on another machine); a live learner's lease is never taken.
+    /// learner that died on another machine; one that died on this machine is taken over
+    /// without it); a live learner's lease is never taken.
     #[arg(long)]
     take_over: bool,
     /// No progress bars: only the per-generation summary lines.
@@ -42,7 +43,7 @@ pub struct Args {
     #[arg(long)]
     check: bool,
     /// What to do when the run was started with a config that differs from this one in
-    /// anything but `device`, `generations` and `minutes`: refuse (listing the keys), or
+    /// anything but `device`, `generations`, `minutes` and `[store]`: refuse (listing the keys), or
     /// accept and go on with the new values.
     #[arg(long, value_enum, default_value = "refuse")]
     config_changed: ConfigChangedArg,
