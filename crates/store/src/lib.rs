@@ -315,6 +315,19 @@ impl RunStore {
         }
     }
 
+    /// Deletes `key` with one request, never repeated after a lost answer (a repeat could
+    /// delete what another process wrote there since); a directory deletes as [`Self::delete`].
+    pub fn delete_once(&self, key: &str) -> Result<(), StoreError> {
+        match &self.backend {
+            Backend::Local(_) => self.delete(key),
+            #[cfg(feature = "object-store")]
+            Backend::Remote(remote) => {
+                check_key(key)?;
+                remote.delete_once(key)
+            }
+        }
+    }
+
     /// The keys under the folder `prefix` (`"checkpoints"`, `"incoming"`; empty: all), with
     /// the prefix, sorted.
     pub fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
@@ -337,12 +350,13 @@ impl RunStore {
             Backend::Local(root) => {
                 let mut keys = Vec::new();
                 list_local(root, &root.join(prefix), &mut keys)?;
-                keys.retain(|key| after.is_none_or(|after| key.as_str() > after));
                 keys
             }
             #[cfg(feature = "object-store")]
             Backend::Remote(remote) => remote.list(prefix, after)?,
         };
+        // Some stores start a listing at the key itself (Azure's `startFrom`), some not at all.
+        keys.retain(|key| after.is_none_or(|after| key.as_str() > after));
         keys.sort();
         Ok(keys)
     }

@@ -260,6 +260,14 @@ impl Remote {
         }
     }
 
+    pub(crate) fn delete_once(&self, key: &str) -> Result<(), StoreError> {
+        let path = self.path(key);
+        match self.runtime.block_on(self.store.delete(&path)) {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(self.error(key, e)),
+        }
+    }
+
     pub(crate) fn delete(&self, key: &str) -> Result<(), StoreError> {
         let path = self.path(key);
         match self.retried(|| self.store.delete(&path)) {

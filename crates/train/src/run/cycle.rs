@@ -194,9 +194,15 @@ impl<V: Rules> Run<'_, V> {
             .store
             .put(FINISHED, format!("{generation}\n").as_bytes())?;
         // Workers' shards no generation took are not needed any more (each worker deletes the
-        // ones it uploads after this when it stops).
-        for key in self.home.store.list(INCOMING)? {
-            self.home.store.delete(&key)?;
+        // ones it uploads after this when it stops). Tidying only: a store fault here leaves
+        // them and does not fail the finished run.
+        let tidied = self
+            .home
+            .store
+            .list(INCOMING)
+            .and_then(|keys| keys.iter().try_for_each(|key| self.home.store.delete(key)));
+        if let Err(error) = tidied {
+            self.say(&format!("incoming/ not emptied: {error}"));
         }
         Ok(summary)
     }

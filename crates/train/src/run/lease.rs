@@ -7,7 +7,7 @@
 //! anything. A run in a local directory also holds an exclusive lock on a hidden file there,
 //! which the system drops when the process dies: a lease found while that lock is free is a
 //! dead learner's, taken over at once. So is a lease whose holder ran on this machine (same
-//! boot id and host name) in a process that no longer exists.
+//! boot id, process-id namespace and host name) in a process that no longer exists.
 
 use damas_store::{RunStore, StoreError, Version};
 use serde::{Deserialize, Serialize};
@@ -52,11 +52,12 @@ pub struct LeaseRecord {
     pub acquired: u64,
     /// When the holder last renewed it (seconds since the Unix epoch).
     pub renewed: u64,
-    /// The holder machine's boot id (Linux's `/proc/sys/kernel/random/boot_id`; empty where
-    /// there is none): with the host name, it tells that a lease was taken on this machine
-    /// since it last started.
+    /// Where the holder's process id means something: the machine's boot id and the
+    /// holder's process-id namespace (Linux's `/proc/sys/kernel/random/boot_id` and
+    /// `/proc/self/ns/pid`; empty where either cannot be read). Equal, with the host name,
+    /// the holder's process can be asked whether it still lives.
     #[serde(default)]
-    pub boot: String,
+    pub pid_space: String,
 }
 
 impl LeaseRecord {
@@ -65,15 +66,16 @@ impl LeaseRecord {
         unix_now().saturating_sub(self.renewed)
     }
 
-    /// Whether the holder ran on this machine, since its last start, and its process is gone:
-    /// a learner killed here (SIGKILL, out of memory) whose lease can be taken at once. Two
-    /// containers on one machine share the boot id but not the host name (nor the process
-    /// ids), so both must match.
+    /// Whether the holder ran on this machine, since its last start, in this process-id
+    /// namespace, and its process is gone: a learner killed here (SIGKILL, out of memory)
+    /// whose lease can be taken at once. Containers that share the machine, and even its
+    /// host name, have their own namespaces; the process is asked with a null signal, which
+    /// only a missing process refuses with "no such process".
     fn died_here(&self) -> bool {
-        !self.boot.is_empty()
-            && self.boot == boot_id()
+        !self.pid_space.is_empty()
+            && self.pid_space == pid_space()
             && self.host == crate::tensorboard::host_name()
-            && !std::path::Path::new(&format!("/proc/{}", self.pid)).exists()
+            && process_gone(self.pid)
     }
 
     /// The holder, its machine and process, for messages.
@@ -159,11 +161,36 @@ pub struct Lease {
     _lock: Option<std::fs::File>,
 }
 
-/// This machine's boot id, empty where the system has none.
-fn boot_id() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
-        .map(|id| id.trim().to_string())
-        .unwrap_or_default()
+/// This machine's boot id and this process's process-id namespace, empty where the system
+/// has neither.
+fn pid_space() -> String {
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+    let namespace = std::fs::read_link("/proc/self/ns/pid")
+        .map(|link| link.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if boot.trim().is_empty() || namespace.is_empty() {
+        return String::new();
+    }
+    format!("{} {namespace}", boot.trim())
+}
+
+/// Whether no process `pid` exists in this namespace (a process of another user, which the
+/// signal may not reach, exists).
+#[cfg(unix)]
+fn process_gone(pid: u32) -> bool {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return false;
+    };
+    // Signal 0 sends nothing; it only checks that the process exists.
+    rustix::process::test_kill_process(pid) == Err(rustix::io::Errno::SRCH)
+}
+
+#[cfg(not(unix))]
+fn process_gone(_pid: u32) -> bool {
+    false
 }
 
 fn unix_now() -> u64 {
@@ -217,7 +244,7 @@ impl Lease {
             pid: std::process::id(),
             acquired: now,
             renewed: now,
-            boot: boot_id(),
+            pid_space: pid_space(),
         };
         let bytes = serde_json::to_vec_pretty(&record).expect("a lease serialises");
         let expected = match store.get_versioned(LEASE)? {
@@ -361,7 +388,8 @@ impl Shared {
         if let Ok(Some((_, version))) = self.store.get_versioned(LEASE)
             && version == held.version
         {
-            let _ = self.store.delete(LEASE);
+            // One attempt: a repeat after a lost answer could delete a successor's lease.
+            let _ = self.store.delete_once(LEASE);
         }
     }
 }
@@ -401,8 +429,8 @@ mod tests {
     /// once, without --take-over; one whose process lives is not.
     #[test]
     fn a_lease_of_a_dead_process_on_this_machine_is_taken_at_once() {
-        if boot_id().is_empty() {
-            return; // no boot id on this system: the rule cannot apply
+        if pid_space().is_empty() {
+            return; // no boot id or namespace on this system: the rule cannot apply
         }
         let dir = std::env::temp_dir().join(format!("damas-died-here-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -417,7 +445,7 @@ mod tests {
                 pid,
                 acquired: unix_now(),
                 renewed: unix_now(),
-                boot: boot_id(),
+                pid_space: pid_space(),
             };
             store
                 .put(LEASE, &serde_json::to_vec(&record).unwrap())

@@ -176,10 +176,23 @@ impl<'a, V: Rules> Run<'a, V> {
         let text = serde_json::to_vec_pretty(&records::RunVersions::ours()).expect("serialises");
         write_atomically(&versions, &text).map_err(io_error(&versions))?;
         home.publish(&[copy.clone(), versions])?;
-        // Earlier processes' TensorBoard events once, whole (one stopped between a write and
-        // its upload left the store's copy short); from here on each generation uploads only
-        // this process's file.
-        home.publish_dir(&paths.tensorboard)?;
+        // Earlier processes' TensorBoard events of this machine once, whole (one stopped
+        // between a write and its upload left the store's copy short; other machines' files
+        // may be short copies here); from here on each generation uploads only this
+        // process's file.
+        let host = format!(".{}.", crate::tensorboard::host_name());
+        let events: Vec<std::path::PathBuf> = std::fs::read_dir(&paths.tensorboard)
+            .map_err(io_error(&paths.tensorboard))?
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| {
+                path.is_file()
+                    && path
+                        .file_name()
+                        .is_some_and(|name| name.to_string_lossy().contains(&host))
+            })
+            .collect();
+        home.publish(&events)?;
         let log_path = paths.root.join("log.txt");
         let mut log = std::fs::OpenOptions::new()
             .create(true)
