@@ -116,9 +116,11 @@ for _ in $(seq $((LIMIT * 2))); do
     for pid in $(pgrep -f "$DAMAS worker" || true); do
       before=$(ticks "$pid"); sleep 0.5; after=$(ticks "$pid")
       if [ $((after - before)) -ge $(( $(getconf CLK_TCK) / 10 )) ]; then
-        kill -KILL "$pid" && killed=$pid
-        echo "killed worker process $pid (SIGKILL) while it played a shard ($((after - before)) CPU ticks in 0.5 s)"
-        break
+        if kill -KILL "$pid" 2>/dev/null; then
+          killed=$pid
+          echo "killed worker process $pid (SIGKILL) while it played a shard ($((after - before)) CPU ticks in 0.5 s)"
+          break
+        fi
       fi
     done
   fi
@@ -147,9 +149,15 @@ echo "== a learner resumes from the store alone (no config, an empty local copy)
 # The run's budget raised by one generation in the store (a budget key: a resume accepts it),
 # and one worker, as on a new machine.
 s3 set-generations "$BUCKET" runs/tiny/config.toml 4
+timeout 600 "$DAMAS" train --run "$RUN" --runs "$WORK/resume" --quiet >"$WORK/resume.log" 2>&1 &
+LEARNER=$!
+PIDS+=($LEARNER)
+# The worker starts once the learner has taken `finished` back (it would stop on seeing it).
+for _ in $(seq 600); do s3 exists "$BUCKET" runs/tiny/finished || break; sleep 0.1; done
 "$DAMAS" worker --run "$RUN" --id resume --cache "$WORK/resume-cache" --quiet >"$WORK/resume-worker.log" 2>&1 &
 PIDS+=($!)
-resume=$(timeout 600 "$DAMAS" train --run "$RUN" --runs "$WORK/resume" --quiet)
+wait $LEARNER || { echo "FAIL: the resumed learner failed"; tail "$WORK/resume.log"; exit 1; }
+resume=$(cat "$WORK/resume.log")
 echo "$resume" | tail -3
 echo "$resume" | grep -q "resuming after generation 3" || { echo "FAIL: no resume"; exit 1; }
 echo "$resume" | grep -q "^generation 4:" || { echo "FAIL: the resumed learner trained no generation"; exit 1; }

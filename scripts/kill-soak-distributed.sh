@@ -262,7 +262,7 @@ echo "== pass 2: $KILLS kills"
 soak_pass kills "$KILLS" "http://127.0.0.1:$HOLDING"
 echo "== pass 3: $KILLS kills and a $FAULT_RATE store fault rate"
 soak_pass faults "$KILLS" "http://127.0.0.1:$PROXY"
-kill -TERM "$PROXY_PID"
+kill -TERM "$PROXY_PID" || true
 for _ in $(seq 20); do [ -s "$WORK/faults.json" ] && break; sleep 0.1; done
 echo "faults injected: $(cat "$WORK/faults.json" 2>/dev/null || echo '(no stats)')"
 for pass in reference kills faults; do

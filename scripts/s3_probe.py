@@ -4,6 +4,7 @@ from the AWS_* variables the script sets).
     s3_probe.py create-bucket BUCKET
     s3_probe.py count BUCKET PREFIX...        shards (*.shard) under the prefixes
     s3_probe.py verify BUCKET RUN CHECK_LINE  the run's markers against its shards and the check
+    s3_probe.py exists BUCKET KEY             exit status 0 if the object exists, else 1
     s3_probe.py set-generations BUCKET KEY N  rewrites a config's `generations` (its budget)
     s3_probe.py soak-verify BUCKET RUN CHECK_LINE GENERATIONS GAMES STALENESS
                                               the same for scripts/kill-soak-distributed.sh, and
@@ -134,6 +135,8 @@ def main():
         print(sum(k.endswith(".shard") for prefix in rest for k in keys(s3, bucket, prefix)))
     elif command == "verify":
         sys.exit(0 if verify(s3, bucket, rest[0], rest[1]) else 1)
+    elif command == "exists":
+        sys.exit(0 if rest[0] in keys(s3, bucket, rest[0]) else 1)
     elif command == "set-generations":
         key, generations = rest
         text = get(s3, bucket, key).decode()
