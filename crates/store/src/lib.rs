@@ -311,7 +311,7 @@ impl RunStore {
                 }
             }
             #[cfg(feature = "object-store")]
-            Backend::Remote(remote) => remote.delete(key),
+            Backend::Remote(remote) => remote.delete(key, true),
         }
     }
 
@@ -323,7 +323,7 @@ impl RunStore {
             #[cfg(feature = "object-store")]
             Backend::Remote(remote) => {
                 check_key(key)?;
-                remote.delete_once(key)
+                remote.delete(key, false)
             }
         }
     }

@@ -260,17 +260,15 @@ impl Remote {
         }
     }
 
-    pub(crate) fn delete_once(&self, key: &str) -> Result<(), StoreError> {
+    /// Deletes `key`; `repeat`: again after a broken connection ([`Remote::retried`]).
+    pub(crate) fn delete(&self, key: &str, repeat: bool) -> Result<(), StoreError> {
         let path = self.path(key);
-        match self.runtime.block_on(self.store.delete(&path)) {
-            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
-            Err(e) => Err(self.error(key, e)),
-        }
-    }
-
-    pub(crate) fn delete(&self, key: &str) -> Result<(), StoreError> {
-        let path = self.path(key);
-        match self.retried(|| self.store.delete(&path)) {
+        let result = if repeat {
+            self.retried(|| self.store.delete(&path))
+        } else {
+            self.runtime.block_on(self.store.delete(&path))
+        };
+        match result {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
             Err(e) => Err(self.error(key, e)),
         }

@@ -73,6 +73,22 @@ impl TensorBoard {
         Ok(board)
     }
 
+    /// The event files in `dir` that processes of this machine wrote (their names carry the
+    /// host name, as [`TensorBoard::new`] gives them).
+    pub fn written_here(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+        let host = format!(".{}.", host_name());
+        Ok(std::fs::read_dir(dir)?
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| {
+                path.is_file()
+                    && path
+                        .file_name()
+                        .is_some_and(|name| name.to_string_lossy().contains(&host))
+            })
+            .collect())
+    }
+
     /// The event file.
     pub fn path(&self) -> &Path {
         &self.path

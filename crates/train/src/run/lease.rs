@@ -204,12 +204,21 @@ fn new_holder_id() -> String {
     format!("{:016x}", rand::random::<u64>())
 }
 
-/// After a conditional write of `bytes` was refused: the lease's version if the store holds
-/// exactly those bytes. Then the write went through and what was refused was the client's
-/// retry of it, sent because the answer to the first attempt was lost (a reset connection, a
-/// 5xx after the store had written); every lease holds its learner's random holder id, so no
-/// other learner's write has the same bytes.
-fn own_write(store: &RunStore, bytes: &[u8]) -> Result<Option<Version>, StoreError> {
+/// Writes `bytes` as the lease if it is still the version `expected` (`None`: if there is
+/// none), and returns the new version, or `None` if another learner's write came first. A
+/// refused write is checked against what the store holds: if that is exactly `bytes`, the
+/// write went through and what was refused was the client's repeat of it, sent because the
+/// answer to the first attempt was lost (a reset connection, a 5xx after the store had
+/// written); every lease holds its learner's random holder id, so no other learner's write
+/// has the same bytes.
+fn write_lease(
+    store: &RunStore,
+    bytes: &[u8],
+    expected: Option<&Version>,
+) -> Result<Option<Version>, StoreError> {
+    if let Some(version) = store.put_if(LEASE, bytes, expected)? {
+        return Ok(Some(version));
+    }
     Ok(store
         .get_versioned(LEASE)?
         .filter(|(found, _)| found == bytes)
@@ -274,11 +283,7 @@ impl Lease {
                 Some(version)
             }
         };
-        let written = match store.put_if(LEASE, &bytes, expected.as_ref())? {
-            Some(version) => Some(version),
-            None => own_write(&store, &bytes)?,
-        };
-        let Some(version) = written else {
+        let Some(version) = write_lease(&store, &bytes, expected.as_ref())? else {
             // Another learner wrote the lease between our read and our write.
             let holder = store
                 .get(LEASE)?
@@ -361,11 +366,7 @@ impl Shared {
         let mut record = current.record.clone();
         record.renewed = unix_now();
         let bytes = serde_json::to_vec_pretty(&record).expect("a lease serialises");
-        let written = match self.store.put_if(LEASE, &bytes, Some(&current.version))? {
-            Some(version) => Some(version),
-            None => own_write(&self.store, &bytes)?,
-        };
-        match written {
+        match write_lease(&self.store, &bytes, Some(&current.version))? {
             Some(version) => {
                 *held = Some(Held { record, version });
                 Ok(())
@@ -418,10 +419,16 @@ mod tests {
         let store = RunStore::open(&Location::Local(dir.clone()), &[]).unwrap();
         let ours = br#"{"holder":"a"}"#;
         let written = store.put_if(LEASE, ours, None).unwrap().expect("created");
-        // The retry of the create is refused: the object exists.
+        // The retry of the create is refused (the object exists), yet counts as written.
         assert_eq!(store.put_if(LEASE, ours, None).unwrap(), None);
-        assert_eq!(own_write(&store, ours).unwrap(), Some(written.clone()));
-        assert_eq!(own_write(&store, br#"{"holder":"b"}"#).unwrap(), None);
+        assert_eq!(
+            write_lease(&store, ours, None).unwrap(),
+            Some(written.clone())
+        );
+        assert_eq!(
+            write_lease(&store, br#"{"holder":"b"}"#, None).unwrap(),
+            None
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 

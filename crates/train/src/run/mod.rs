@@ -180,18 +180,8 @@ impl<'a, V: Rules> Run<'a, V> {
         // between a write and its upload left the store's copy short; other machines' files
         // may be short copies here); from here on each generation uploads only this
         // process's file.
-        let host = format!(".{}.", crate::tensorboard::host_name());
-        let events: Vec<std::path::PathBuf> = std::fs::read_dir(&paths.tensorboard)
-            .map_err(io_error(&paths.tensorboard))?
-            .flatten()
-            .map(|entry| entry.path())
-            .filter(|path| {
-                path.is_file()
-                    && path
-                        .file_name()
-                        .is_some_and(|name| name.to_string_lossy().contains(&host))
-            })
-            .collect();
+        let events =
+            TensorBoard::written_here(&paths.tensorboard).map_err(io_error(&paths.tensorboard))?;
         home.publish(&events)?;
         let log_path = paths.root.join("log.txt");
         let mut log = std::fs::OpenOptions::new()
