@@ -1,0 +1,229 @@
+//! The two kernels the CPU passes share: a matrix product on the `gemm` crate (burn's own CPU
+//! matrix kernel) over strided views, and im2col with its adjoint col2im.
+//!
+//! Activations are square-major (`[boards x area, channels]`); a `kernel x kernel` convolution
+//! reads im2col's `[boards x area, kernel x kernel x channels]` (kernel row, kernel column,
+//! channel; channel fastest), so that its weights are one `[kernel x kernel x input, output]`
+//! matrix.
+
+/// A matrix stored in a slice with any row and column strides (a transposed view swaps them).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct View<'a> {
+    data: &'a [f32],
+    rows: usize,
+    cols: usize,
+    row_stride: usize,
+    col_stride: usize,
+}
+
+impl<'a> View<'a> {
+    /// `data` as a row-major `rows x cols` matrix.
+    pub(crate) fn rows(data: &'a [f32], rows: usize, cols: usize) -> Self {
+        View {
+            data,
+            rows,
+            cols,
+            row_stride: cols,
+            col_stride: 1,
+        }
+    }
+
+    /// `rows x cols` values of `data` whose rows start `row_stride` values apart (a band of
+    /// columns of a wider row-major matrix).
+    pub(crate) fn strided(data: &'a [f32], rows: usize, cols: usize, row_stride: usize) -> Self {
+        View {
+            data,
+            rows,
+            cols,
+            row_stride,
+            col_stride: 1,
+        }
+    }
+
+    /// The transpose of this matrix (no copy).
+    pub(crate) fn t(self) -> Self {
+        View {
+            rows: self.cols,
+            cols: self.rows,
+            row_stride: self.col_stride,
+            col_stride: self.row_stride,
+            ..self
+        }
+    }
+
+    /// Whether every element the strides name lies inside the slice.
+    fn in_bounds(&self) -> bool {
+        self.rows == 0
+            || self.cols == 0
+            || (self.rows - 1) * self.row_stride + (self.cols - 1) * self.col_stride
+                < self.data.len()
+    }
+}
+
+/// `out = a x b` (or `out += a x b` if `accumulate`), `out` row-major `a.rows x b.cols`, on the
+/// calling thread.
+#[allow(unsafe_code)]
+pub(crate) fn matmul(a: View, b: View, out: &mut [f32], accumulate: bool) {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    assert!(b.rows == k && out.len() == m * n, "matrix shapes do not match");
+    assert!(a.in_bounds() && b.in_bounds(), "a view reaches past its slice");
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        if !accumulate {
+            out.fill(0.0);
+        }
+        return;
+    }
+    // SAFETY: every element the strides of `a` and `b` address lies inside their slices
+    // (checked above), `out` holds exactly the row-major `m x n` result and is borrowed
+    // mutably, so nothing else reads or writes it; its previous contents are read only when
+    // `accumulate` is set.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            out.as_mut_ptr(),
+            1,
+            n as isize,
+            accumulate,
+            a.data.as_ptr(),
+            a.col_stride as isize,
+            a.row_stride as isize,
+            b.data.as_ptr(),
+            b.col_stride as isize,
+            b.row_stride as isize,
+            1.0,
+            1.0,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
+}
+
+/// A board's shape and a convolution's kernel, as im2col and col2im take them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Window {
+    pub(crate) height: usize,
+    pub(crate) width: usize,
+    pub(crate) kernel: usize,
+}
+
+impl Window {
+    /// For every square of every board and every tap of the kernel, the square the tap reads,
+    /// if it is on the board: calls `f(square, tap, source)`.
+    fn for_each_tap(&self, mut f: impl FnMut(usize, usize, usize)) {
+        let reach = (self.kernel / 2) as isize;
+        let (height, width) = (self.height as isize, self.width as isize);
+        for square in 0..self.height * self.width {
+            let (y, x) = ((square / self.width) as isize, (square % self.width) as isize);
+            for tap in 0..self.kernel * self.kernel {
+                let sy = y + (tap / self.kernel) as isize - reach;
+                let sx = x + (tap % self.kernel) as isize - reach;
+                if (0..height).contains(&sy) && (0..width).contains(&sx) {
+                    f(square, tap, (sy * width + sx) as usize);
+                }
+            }
+        }
+    }
+
+    /// Fills `columns` with `[boards x area, kernel x kernel x channels]`: for every square,
+    /// the `kernel x kernel` neighbourhood of `x` (`[boards x area, channels]`) around it, zero
+    /// off the board ("same" padding).
+    pub(crate) fn im2col(&self, x: &[f32], channels: usize, columns: &mut Vec<f32>) {
+        let area = self.height * self.width;
+        let row_len = self.kernel * self.kernel * channels;
+        let boards = x.len() / (area * channels);
+        columns.clear();
+        columns.resize(boards * area * row_len, 0.0);
+        for (board, out) in columns.chunks_mut(area * row_len).enumerate() {
+            let input = &x[board * area * channels..(board + 1) * area * channels];
+            self.for_each_tap(|square, tap, source| {
+                let to = square * row_len + tap * channels;
+                out[to..to + channels]
+                    .copy_from_slice(&input[source * channels..(source + 1) * channels]);
+            });
+        }
+    }
+
+    /// The adjoint of [`Window::im2col`]: adds every entry of `columns` back onto the square
+    /// it was read from, into `x` (`[boards x area, channels]`, overwritten).
+    pub(crate) fn col2im(&self, columns: &[f32], channels: usize, x: &mut [f32]) {
+        let area = self.height * self.width;
+        let row_len = self.kernel * self.kernel * channels;
+        x.fill(0.0);
+        for (board, out) in x.chunks_mut(area * channels).enumerate() {
+            let columns = &columns[board * area * row_len..(board + 1) * area * row_len];
+            self.for_each_tap(|square, tap, source| {
+                let from = square * row_len + tap * channels;
+                for (value, c) in out[source * channels..(source + 1) * channels]
+                    .iter_mut()
+                    .zip(&columns[from..from + channels])
+                {
+                    *value += c;
+                }
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn products_of_transposed_views_match_the_definition() {
+        let (m, k, n) = (5, 7, 3);
+        let a: Vec<f32> = (0..m * k).map(|i| (i % 11) as f32 - 5.0).collect();
+        let b: Vec<f32> = (0..k * n).map(|i| (i % 7) as f32 * 0.5).collect();
+        let expected = |i: usize, j: usize| (0..k).map(|l| a[i * k + l] * b[l * n + j]).sum();
+        let mut out = vec![0.0; m * n];
+        matmul(View::rows(&a, m, k), View::rows(&b, k, n), &mut out, false);
+        for i in 0..m {
+            for j in 0..n {
+                assert_eq!(out[i * n + j], expected(i, j));
+            }
+        }
+        // (b^T a^T)^T = a b, read through transposed views, and accumulated on top.
+        let mut out_t = vec![1.0; n * m];
+        matmul(
+            View::rows(&b, k, n).t(),
+            View::rows(&a, m, k).t(),
+            &mut out_t,
+            true,
+        );
+        for i in 0..m {
+            for j in 0..n {
+                assert_eq!(out_t[j * m + i], expected(i, j) + 1.0);
+            }
+        }
+    }
+
+    #[test]
+    fn col2im_is_the_adjoint_of_im2col() {
+        // <im2col(x), c> = <x, col2im(c)> for all x and c.
+        let window = Window {
+            height: 3,
+            width: 4,
+            kernel: 3,
+        };
+        let (boards, channels) = (2, 3);
+        let x: Vec<f32> = (0..boards * 12 * channels)
+            .map(|i| ((i * 7) % 5) as f32 - 2.0)
+            .collect();
+        let mut columns = Vec::new();
+        window.im2col(&x, channels, &mut columns);
+        let c: Vec<f32> = (0..columns.len())
+            .map(|i| ((i * 3) % 7) as f32 - 3.0)
+            .collect();
+        let mut back = vec![0.0; x.len()];
+        window.col2im(&c, channels, &mut back);
+        let left: f32 = columns.iter().zip(&c).map(|(a, b)| a * b).sum();
+        let right: f32 = x.iter().zip(&back).map(|(a, b)| a * b).sum();
+        assert_eq!(left, right);
+    }
+}
