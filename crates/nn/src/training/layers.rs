@@ -438,28 +438,15 @@ pub(crate) fn dense_backward(
     )
 }
 
-/// Square-major `[boards x area, channels]` to burn's flattened `[boards, channels x area]`.
-pub(crate) fn channels_first(x: &[f32], area: usize, channels: usize) -> Vec<f32> {
+/// Each board's `rows x cols` block of `x` transposed: square-major `[boards x area,
+/// channels]` to burn's flattened `[boards, channels x area]` with `(area, channels)`, and back
+/// with `(channels, area)`.
+pub(crate) fn transpose_boards(x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     let mut out = vec![0.0; x.len()];
-    for (board, out) in out.chunks_mut(area * channels).enumerate() {
-        let x = &x[board * area * channels..(board + 1) * area * channels];
-        for s in 0..area {
-            for c in 0..channels {
-                out[c * area + s] = x[s * channels + c];
-            }
-        }
-    }
-    out
-}
-
-/// The inverse of [`channels_first`].
-pub(crate) fn squares_first(x: &[f32], area: usize, channels: usize) -> Vec<f32> {
-    let mut out = vec![0.0; x.len()];
-    for (board, out) in out.chunks_mut(area * channels).enumerate() {
-        let x = &x[board * area * channels..(board + 1) * area * channels];
-        for s in 0..area {
-            for c in 0..channels {
-                out[s * channels + c] = x[c * area + s];
+    for (out, x) in out.chunks_mut(rows * cols).zip(x.chunks(rows * cols)) {
+        for r in 0..rows {
+            for c in 0..cols {
+                out[c * rows + r] = x[r * cols + c];
             }
         }
     }

@@ -139,7 +139,7 @@ impl CpuTrainer {
             .collect();
 
         // Forward. `input_of(i)` is what conv unit `i` reads.
-        let x0 = layers::squares_first(inputs, area, INPUT_PLANES);
+        let x0 = layers::transpose_boards(inputs, INPUT_PLANES, area);
         let mut units: Vec<UnitCache> = Vec::with_capacity(layout.convs.len());
         let unit = |i: usize, x: &[f32], skip: Option<&[f32]>| {
             let layer = &layout.convs[i];
@@ -166,9 +166,9 @@ impl CpuTrainer {
                 relu,
             )
         };
-        let policy_in = layers::channels_first(&policy_head.out, area, layout.convs[policy_unit].output);
+        let policy_in = layers::transpose_boards(&policy_head.out, area, layout.convs[policy_unit].output);
         let policy = dense(&layout.policy_fc, &policy_in, false);
-        let value_in = layers::channels_first(&value_head.out, area, layout.convs[value_unit].output);
+        let value_in = layers::transpose_boards(&value_head.out, area, layout.convs[value_unit].output);
         let hidden = dense(&layout.value_hidden, &value_in, true);
         let wdl = dense(&layout.value_out, &hidden, false);
         let aux = layout.aux_out.as_ref().map(|aux| dense(aux, &hidden, false));
@@ -214,15 +214,15 @@ impl CpuTrainer {
             let gamma = layer.gamma.of(values);
             layers::unit_backward(layer, &columns[i], gamma, cache, x, d, input, shape)
         };
-        let d_policy_head = layers::squares_first(
+        let d_policy_head = layers::transpose_boards(
             &d_policy_in.expect("asked for"),
-            area,
             layout.convs[policy_unit].output,
-        );
-        let d_value_head = layers::squares_first(
-            &d_value_in.expect("asked for"),
             area,
+        );
+        let d_value_head = layers::transpose_boards(
+            &d_value_in.expect("asked for"),
             layout.convs[value_unit].output,
+            area,
         );
         let (g, d_trunk_p, _) = unit_back(policy_unit, &policy_head, trunk, &d_policy_head, true);
         store_unit(policy_unit, g);
