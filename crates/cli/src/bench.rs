@@ -6,6 +6,7 @@ use crate::out::{out, outln};
 use crate::train::Bars;
 use damas_rules::Variant;
 use damas_train::ConfigFile;
+use damas_train::StepPath;
 use damas_train::bench::{SelfPlayBenchOptions, TrainBenchOptions, selfplay_bench, train_bench};
 use damas_train::learning::{LearningOptions, TimeAxis, learning_curve};
 
@@ -146,11 +147,33 @@ struct TrainArgs {
     /// Steps to time (after one warm-up step).
     #[arg(long, default_value_t = 10, value_parser = crate::args::at_least_one::<u64>)]
     steps: u64,
-    /// Threads of burn's kernels.
+    /// Threads of the kernels.
     #[arg(long, default_value_t = 2, value_parser = crate::args::at_least_one::<usize>)]
     threads: usize,
     #[command(flatten)]
     device: DeviceArgs,
+    /// Which training step to time: `native` (the CPU step runs use), `burn` (burn's
+    /// autodiff, the GPU path and the reference) or `both`, side by side.
+    #[arg(long, value_enum, default_value_t = PathArg::Both)]
+    path: PathArg,
+}
+
+/// `damas bench train --path`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum PathArg {
+    Native,
+    Burn,
+    Both,
+}
+
+impl PathArg {
+    fn paths(self) -> Vec<StepPath> {
+        match self {
+            PathArg::Native => vec![StepPath::Native],
+            PathArg::Burn => vec![StepPath::Burn],
+            PathArg::Both => vec![StepPath::Native, StepPath::Burn],
+        }
+    }
 }
 
 fn engine(args: EngineArgs) {
@@ -197,15 +220,16 @@ fn selfplay(args: SelfPlayArgs) -> anyhow::Result<()> {
     let bench = selfplay_bench(&options)?;
     outln!(
         "network {}x{} on {}, device {} ({:.1} MFLOP per position); one core's peak {:.0} \
-         GFLOP/s ({} flop/cycle x {:.2} GHz)",
+         GFLOP/s measured (gemm; the flags suggest {:.0}: {} flop/cycle x {:.2} GHz)",
         options.size.blocks,
         options.size.channels,
         options.variant,
         options.device,
         bench.flops_per_position / 1e6,
-        bench.peak_gflops,
-        bench.flops_per_cycle,
-        bench.ghz
+        bench.peak.measured_gflops,
+        bench.peak.nominal_gflops,
+        bench.peak.flops_per_cycle,
+        bench.peak.ghz
     );
     outln!(
         "evals/s: the path self-play takes (on the CPU the folded pass, on one core; add \
@@ -230,7 +254,7 @@ fn selfplay(args: SelfPlayArgs) -> anyhow::Result<()> {
             "{:>6} {:>10.0} {gflops:>9.2} {:>7.1}% {:>13.0} {:>13.0} {:>9.2}x {:>10.2}x",
             row.batch,
             row.evals_per_second,
-            100.0 * gflops / bench.peak_gflops,
+            100.0 * gflops / bench.peak.measured_gflops,
             row.burn_evals_per_second,
             row.tract_evals_per_second,
             row.evals_per_second / row.burn_evals_per_second,
@@ -311,27 +335,48 @@ fn train(args: TrainArgs) -> anyhow::Result<()> {
         steps: args.steps,
         threads: args.threads,
         device: args.device.device,
+        paths: args.path.paths(),
     };
     let bench = train_bench(&options)?;
+    let peak = bench.peak.measured_gflops * bench.threads as f64;
     outln!(
-        "train {} {}x{} batch {} on {} ({} CPU threads): {:.0} samples/s ({:.3} s/step), \
-         about {:.1} GFLOP/s",
+        "train {} {}x{} batch {} on {}, {} threads; peak {:.0} GFLOP/s ({} x {:.1} measured on \
+         one core; the flags suggest {:.1})",
         options.variant,
         options.size.blocks,
         options.size.channels,
         options.batch,
         options.device,
         bench.threads,
-        bench.samples_per_second,
-        bench.seconds_per_step,
-        bench.gflops,
+        peak,
+        bench.threads,
+        bench.peak.measured_gflops,
+        bench.peak.nominal_gflops,
     );
     outln!(
-        "the network's forward and backward passes alone: {:.0} samples/s; a full step \
-         (targets, losses, metrics, optimiser too) runs at {:.0}% of that rate",
-        bench.passes_per_second,
-        100.0 * bench.samples_per_second / bench.passes_per_second,
+        "{:<16} {:>10} {:>8} {:>9} {:>8}",
+        "step",
+        "samples/s",
+        "s/step",
+        "GFLOP/s",
+        "of peak"
     );
+    for row in &bench.paths {
+        outln!(
+            "{:<16} {:>10.0} {:>8.3} {:>9.1} {:>7.1}%",
+            row.path.name(),
+            row.samples_per_second,
+            row.seconds_per_step,
+            row.gflops,
+            100.0 * row.gflops / peak
+        );
+    }
+    if let [native, burn] = &bench.paths[..] {
+        outln!(
+            "native / burn: {:.2}x",
+            native.samples_per_second / burn.samples_per_second
+        );
+    }
     Ok(())
 }
 

@@ -1,8 +1,7 @@
 //! The network's inference pass on the CPU without burn, as engines run their nets (Lc0's and
 //! KataGo's CPU backends do the same): batch norm folded into the convolutions, activations laid
 //! out square-major (`[batch x squares, channels]`), and each convolution an im2col and a matrix
-//! product per tile of 512 squares (the `gemm` crate, burn's own CPU matrix kernel), all on the
-//! calling thread.
+//! product per tile of 512 squares ([`crate::kernels`]), all on the calling thread.
 //!
 //! burn's CPU convolution runs one small product per position of the batch and converts layouts
 //! on every call; on a 4x32 network and 8x8 board that spends most of the time outside the
@@ -10,6 +9,7 @@
 
 use crate::encoding::{BoardShape, INPUT_PLANES};
 use crate::evaluator::{Outputs, PredictError, Predictor, check_input_len};
+use crate::kernels::{View, Window, matmul};
 use damas_mcts::softmax;
 
 /// A convolution with batch norm folded in: `weights` is `[kernel x kernel x input, output]`
@@ -54,38 +54,6 @@ const TILE_ROWS: usize = 512;
 
 /// Positions per tile of a linear layer.
 const DENSE_TILE_ROWS: usize = 32;
-
-/// `out[m, n] = a[m, k] x b[k, n]`, all row-major, on the calling thread.
-#[allow(unsafe_code)]
-fn matmul(a: &[f32], b: &[f32], out: &mut [f32], m: usize, k: usize, n: usize) {
-    assert!(a.len() == m * k && b.len() == k * n && out.len() == m * n);
-    // SAFETY: the three slices hold exactly the row-major matrices the strides describe (checked
-    // above), `out` is borrowed mutably so nothing else reads or writes it, and `read_dst` is
-    // false, so `out`'s previous contents are never read.
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            out.as_mut_ptr(),
-            1,
-            n as isize,
-            false,
-            a.as_ptr(),
-            1,
-            k as isize,
-            b.as_ptr(),
-            1,
-            n as isize,
-            0.0,
-            1.0,
-            false,
-            false,
-            false,
-            gemm::Parallelism::None,
-        );
-    }
-}
 
 /// Adds `bias` to every row of `rows` (and the same rows of `skip`, when given), then applies
 /// ReLU if `relu`.
@@ -136,15 +104,21 @@ impl FoldedConv {
         let boards_per_tile = (TILE_ROWS / area).max(1);
         let mut out = vec![0.0; positions * self.output];
         let mut columns = Vec::new();
+        let weights = View::rows(&self.weights, k, self.output);
+        let window = Window {
+            height,
+            width,
+            kernel: self.kernel,
+        };
         for_each_tile(&mut out, self.output, boards_per_tile * area, |row, out| {
             let rows = out.len() / self.output;
             if self.kernel == 1 {
                 let input = &x[row * self.input..(row + rows) * self.input];
-                matmul(input, &self.weights, out, rows, k, self.output);
+                matmul(View::rows(input, rows, k), weights, out, false);
             } else {
                 let boards = &x[row * self.input..(row + rows) * self.input];
-                im2col(boards, height, width, self.input, self.kernel, &mut columns);
-                matmul(&columns, &self.weights, out, rows, k, self.output);
+                window.im2col(boards, self.input, &mut columns);
+                matmul(View::rows(&columns, rows, k), weights, out, false);
             }
             let skip = skip.map(|s| &s[row * self.output..(row + rows) * self.output]);
             finish(out, &self.bias, skip, relu);
@@ -160,44 +134,11 @@ impl Dense {
         for_each_tile(&mut out, self.output, DENSE_TILE_ROWS, |row, out| {
             let n = out.len() / self.output;
             let input = &x[row * self.input..(row + n) * self.input];
-            matmul(input, &self.weights, out, n, self.input, self.output);
+            let weights = View::rows(&self.weights, self.input, self.output);
+            matmul(View::rows(input, n, self.input), weights, out, false);
             finish(out, &self.bias, None, relu);
         });
         out
-    }
-}
-
-/// Fills `columns` with `[boards x area, kernel x kernel x channels]`: for every square, the
-/// `kernel x kernel` neighbourhood of `x` (`[boards x area, channels]`) around it, zero off the
-/// board.
-fn im2col(
-    x: &[f32],
-    height: usize,
-    width: usize,
-    channels: usize,
-    kernel: usize,
-    columns: &mut Vec<f32>,
-) {
-    let area = height * width;
-    let row_len = kernel * kernel * channels;
-    let boards = x.len() / (area * channels);
-    columns.resize(boards * area * row_len, 0.0);
-    let reach = (kernel / 2) as isize;
-    for (b, board) in columns.chunks_mut(area * row_len).enumerate() {
-        let input = &x[b * area * channels..(b + 1) * area * channels];
-        for (square, row) in board.chunks_mut(row_len).enumerate() {
-            let (y, x) = ((square / width) as isize, (square % width) as isize);
-            for (tap, cell) in row.chunks_mut(channels).enumerate() {
-                let sy = y + (tap / kernel) as isize - reach;
-                let sx = x + (tap % kernel) as isize - reach;
-                if (0..height as isize).contains(&sy) && (0..width as isize).contains(&sx) {
-                    let from = (sy as usize * width + sx as usize) * channels;
-                    cell.copy_from_slice(&input[from..from + channels]);
-                } else {
-                    cell.fill(0.0);
-                }
-            }
-        }
     }
 }
 

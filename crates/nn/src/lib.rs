@@ -7,6 +7,8 @@
 //!   predictor behind [`damas_mcts::Evaluator`].
 //! - [`inference`]: [`CpuNetwork`], the inference pass on the CPU without burn (batch norm
 //!   folded, one matrix product per convolution), which self-play and matches use there.
+//! - [`training`]: [`CpuTrainer`], the training step on the CPU without burn (forward and
+//!   backward by hand, Adam or SGD over flat buffers), the same maths as burn's autodiff.
 //! - [`checkpoint`]: reading and writing checkpoint directories.
 //! - [`export`]: safetensors files with the encoding contract in their metadata.
 //! - [`device`]: [`DeviceChoice`], where networks run (`cpu`, `wgpu`, `cuda:N`).
@@ -19,7 +21,9 @@ pub mod encoding;
 pub mod evaluator;
 pub mod export;
 pub mod inference;
+mod kernels;
 pub mod network;
+pub mod training;
 
 pub use burn::tensor::Device;
 pub use checkpoint::{
@@ -33,9 +37,11 @@ pub use evaluator::{
     encode_leaves, evaluations,
 };
 pub use inference::CpuNetwork;
+pub use kernels::measured_peak_gflops;
 pub use network::{
     AUX_MATERIAL, AUX_OUTPUTS, AUX_PLIES_LEFT, Network, NetworkConfig, NetworkSize, Output,
 };
+pub use training::{CpuTrainer, LossWeights, OptimizerRule, StepReport, Targets};
 
 /// The CPU device (burn's `flex` backend), for inference.
 pub fn cpu() -> Device {

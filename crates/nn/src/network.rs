@@ -78,9 +78,9 @@ pub struct NetworkConfig {
 
 /// Convolution (3x3, or 1x1 in the heads), batch norm, optional ReLU.
 #[derive(Module, Debug)]
-struct ConvBlock {
-    conv: Conv2d,
-    norm: BatchNorm,
+pub(crate) struct ConvBlock {
+    pub(crate) conv: Conv2d,
+    pub(crate) norm: BatchNorm,
 }
 
 impl ConvBlock {
@@ -323,6 +323,33 @@ impl Network {
         (output, aux)
     }
 
+    /// The convolution blocks in the order the CPU trainer lays them out: the stem, the tower
+    /// (each block's first and second), the policy head's, the value head's.
+    pub(crate) fn conv_blocks_mut(&mut self) -> Vec<&mut ConvBlock> {
+        std::iter::once(&mut self.stem)
+            .chain(
+                self.tower
+                    .iter_mut()
+                    .flat_map(|b| [&mut b.first, &mut b.second]),
+            )
+            .chain([&mut self.policy_conv, &mut self.value_conv])
+            .collect()
+    }
+
+    /// The linear layers in the order the CPU trainer lays them out: the policy head's, the
+    /// value head's hidden and output layers, the auxiliary outputs if present.
+    pub(crate) fn linears_mut(&mut self) -> Vec<&mut Linear> {
+        [
+            Some(&mut self.policy_fc),
+            Some(&mut self.value_hidden),
+            Some(&mut self.value_out),
+            self.aux_out.as_mut(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
     /// The policy logits and the value head's hidden layer.
     fn policy_and_value_hidden(&self, input: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
         let mut x = relu(self.stem.forward(input));
@@ -339,7 +366,7 @@ impl Network {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::evaluator::{BurnModel, Predictor};
     use burn::module::{Param, RunningState};
@@ -354,7 +381,7 @@ mod tests {
 
     /// Gives a block's batch norm the statistics and affine weights of a trained one, so that
     /// folding it is not the identity.
-    fn train_norm(block: &mut ConvBlock, salt: usize, device: &Device) {
+    pub(crate) fn train_norm(block: &mut ConvBlock, salt: usize, device: &Device) {
         let n = block.norm.gamma.dims()[0];
         block.norm.gamma = Param::from_tensor(spread(n, 1.0, 0.8, salt, device));
         block.norm.beta = Param::from_tensor(spread(n, 0.0, 0.6, salt + 1, device));
@@ -381,15 +408,7 @@ mod tests {
             );
             let mut network = config.init(&device);
             let mut salt = 0;
-            let blocks = std::iter::once(&mut network.stem)
-                .chain(
-                    network
-                        .tower
-                        .iter_mut()
-                        .flat_map(|b| [&mut b.first, &mut b.second]),
-                )
-                .chain([&mut network.policy_conv, &mut network.value_conv]);
-            for block in blocks {
+            for block in network.conv_blocks_mut() {
                 train_norm(block, salt, &device);
                 salt += 4;
             }

@@ -4,17 +4,16 @@
 //! per second.
 
 use crate::config::TrainingSection;
-use crate::trainer::{Trainer, input_tensor};
-use burn::prelude::Module;
+use crate::trainer::{StepPath, Trainer};
 use damas_mcts::{RootNoise, Search, UniformEvaluator};
 use damas_nn::encoding::encode;
 use damas_nn::{
     BoardShape, BurnModel, CheckpointMeta, DeviceChoice, DeviceError, NetEvaluator, NetModel,
-    Network, NetworkConfig, NetworkSize, Predictor,
+    NetworkConfig, NetworkSize, Predictor,
 };
 use damas_onnx::{OnnxError, OnnxModel};
 use damas_rules::{Game, Rules, Variant, VariantVisitor};
-use damas_selfplay::{GameRecord, Sample, SelfPlayConfig, Stats, TimedEvaluator, play_games};
+use damas_selfplay::{GameRecord, SelfPlayConfig, Stats, TimedEvaluator, play_games};
 use std::time::{Duration, Instant};
 
 /// Why a benchmark could not run.
@@ -83,12 +82,8 @@ pub struct SelfPlayBench {
     pub flops_per_position: f64,
     /// Threads of burn's kernels.
     pub threads: usize,
-    /// The CPU clock read from /proc/cpuinfo, GHz.
-    pub ghz: f64,
-    /// Single-precision flops per cycle of one core: 64 with AVX-512, else 32 (AVX2).
-    pub flops_per_cycle: f64,
-    /// One core's peak single-precision rate, GFLOP/s (the CPU pass runs on one core).
-    pub peak_gflops: f64,
+    /// One core's peak (the CPU pass runs on one core).
+    pub peak: Peak,
     /// The network's speed per batch size.
     pub batches: Vec<BatchSpeed>,
     /// Self-play's totals.
@@ -109,23 +104,42 @@ pub struct SelfPlayBench {
     pub tree: (usize, usize, usize),
 }
 
-/// One core's peak single-precision rate: 2 FMA units x 16 lanes (AVX-512) or 8 (AVX2) x 2
-/// flops x clock, with the clock and the vector extensions read from /proc/cpuinfo. Returns
-/// (GFLOP/s, flops per cycle, GHz).
-fn peak_gflops() -> (f64, f64, f64) {
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let ghz = cpuinfo
-        .lines()
-        .find(|line| line.starts_with("cpu MHz"))
-        .and_then(|line| line.split(':').nth(1))
-        .and_then(|mhz| mhz.trim().parse::<f64>().ok())
-        .map_or(2.0, |mhz| mhz / 1000.0);
-    let avx512 = cpuinfo
-        .lines()
-        .find(|line| line.starts_with("flags"))
-        .is_some_and(|flags| flags.split_whitespace().any(|flag| flag == "avx512f"));
-    let per_cycle = if avx512 { 64.0 } else { 32.0 };
-    (per_cycle * ghz, per_cycle, ghz)
+/// One core's single-precision peak: measured, and as the processor's flags suggest.
+#[derive(Clone, Copy, Debug)]
+pub struct Peak {
+    /// The best rate of the `gemm` kernels on one core, GFLOP/s (what "of peak" divides by).
+    pub measured_gflops: f64,
+    /// 2 FMA units x 16 lanes (AVX-512) or 8 (AVX2) x 2 flops x the clock, GFLOP/s: what the
+    /// flags suggest, twice the real rate on processors that split 512-bit FMAs (Zen 4).
+    pub nominal_gflops: f64,
+    /// Flops per cycle assumed for the nominal peak.
+    pub flops_per_cycle: f64,
+    /// The clock read from /proc/cpuinfo, GHz.
+    pub ghz: f64,
+}
+
+impl Peak {
+    /// Measures this core's peak (about half a second) and reads its nominal one.
+    pub fn measure() -> Self {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let ghz = cpuinfo
+            .lines()
+            .find(|line| line.starts_with("cpu MHz"))
+            .and_then(|line| line.split(':').nth(1))
+            .and_then(|mhz| mhz.trim().parse::<f64>().ok())
+            .map_or(2.0, |mhz| mhz / 1000.0);
+        let avx512 = cpuinfo
+            .lines()
+            .find(|line| line.starts_with("flags"))
+            .is_some_and(|flags| flags.split_whitespace().any(|flag| flag == "avx512f"));
+        let flops_per_cycle = if avx512 { 64.0 } else { 32.0 };
+        Peak {
+            measured_gflops: damas_nn::measured_peak_gflops(0.5),
+            nominal_gflops: flops_per_cycle * ghz,
+            flops_per_cycle,
+            ghz,
+        }
+    }
 }
 
 /// Positions per second of `run`, which evaluates `batch` positions (after one warm-up call).
@@ -154,7 +168,7 @@ pub fn selfplay_bench(options: &SelfPlayBenchOptions) -> Result<SelfPlayBench, B
             let burn = BurnModel::new(&network, BoardShape::of::<V>(), &device);
             let model = NetModel::new(&network, BoardShape::of::<V>(), &device);
             let flops = config.flops_per_position() as f64;
-            let (peak, flops_per_cycle, ghz) = peak_gflops();
+            let peak = Peak::measure();
             // The same network as an exported ONNX model, run by tract.
             let onnx_path =
                 std::env::temp_dir().join(format!("damas-bench-{}.onnx", std::process::id()));
@@ -226,9 +240,7 @@ pub fn selfplay_bench(options: &SelfPlayBenchOptions) -> Result<SelfPlayBench, B
             Ok(SelfPlayBench {
                 flops_per_position: flops,
                 threads,
-                ghz,
-                flops_per_cycle,
-                peak_gflops: peak,
+                peak,
                 batches,
                 stats,
                 seconds: wall,
@@ -253,49 +265,42 @@ pub struct TrainBenchOptions {
     pub size: NetworkSize,
     /// Positions per step.
     pub batch: usize,
-    /// Steps timed (after one warm-up step).
+    /// Steps timed per path (after one warm-up step).
     pub steps: u64,
-    /// Threads of burn's kernels.
+    /// Threads of the kernels.
     pub threads: usize,
     /// Where the network trains.
     pub device: DeviceChoice,
+    /// The paths to time, in this order (on a GPU only burn's runs).
+    pub paths: Vec<StepPath>,
+}
+
+/// One path's speed in `damas bench train`.
+#[derive(Clone, Debug)]
+pub struct PathSpeed {
+    /// The path.
+    pub path: StepPath,
+    /// Samples trained on per second.
+    pub samples_per_second: f64,
+    /// Seconds per step.
+    pub seconds_per_step: f64,
+    /// Forward and backward GFLOP/s (three forward passes' worth per sample).
+    pub gflops: f64,
 }
 
 /// What `damas bench train` found.
 #[derive(Clone, Debug)]
 pub struct TrainBench {
-    /// Threads of burn's kernels.
+    /// Threads of the kernels.
     pub threads: usize,
-    /// Samples trained on per second.
-    pub samples_per_second: f64,
-    /// Seconds per step.
-    pub seconds_per_step: f64,
-    /// Forward and backward GFLOP/s (about three forward passes per sample).
-    pub gflops: f64,
-    /// Samples per second through the network's forward and backward passes alone (the loss a
-    /// plain sum, no optimiser): what a step would reach if nothing else cost anything.
-    pub passes_per_second: f64,
+    /// One core's peak.
+    pub peak: Peak,
+    /// Each path's speed, in the order asked.
+    pub paths: Vec<PathSpeed>,
 }
 
-/// Samples per second through `steps` forward and backward passes of `network` on `batch`.
-fn passes_per_second<V: Rules>(network: &Network, batch: &[&Sample], steps: u64) -> f64 {
-    let device = network.devices()[0].clone();
-    // Encoded once, outside the timed passes: "passes alone" is the forward and backward
-    // passes only; the full step, timed apart, also encodes its batch.
-    let input = input_tensor::<V>(batch, &device);
-    let pass = || {
-        let output = network.forward_with_aux(input.clone()).0;
-        let _gradients = (output.policy.sum() + output.value.sum()).backward();
-    };
-    pass();
-    let start = Instant::now();
-    for _ in 0..steps {
-        pass();
-    }
-    (steps as usize * batch.len()) as f64 / start.elapsed().as_secs_f64()
-}
-
-/// Runs `damas bench train` on samples from real self-play positions.
+/// Runs `damas bench train` on samples from real self-play positions: the same network, from
+/// the same weights, trained by each path in turn.
 pub fn train_bench(options: &TrainBenchOptions) -> Result<TrainBench, BenchError> {
     options.size.validate("")?;
     struct Visit<'a>(&'a TrainBenchOptions);
@@ -305,6 +310,7 @@ pub fn train_bench(options: &TrainBenchOptions) -> Result<TrainBench, BenchError
             let options = self.0;
             let threads = damas_nn::set_inference_threads(options.threads);
             let device = options.device.open()?;
+            let peak = Peak::measure();
             // Real positions and targets: a few quick self-play games with the stand-in
             // evaluator.
             let mut config = SelfPlayConfig::default();
@@ -327,20 +333,33 @@ pub fn train_bench(options: &TrainBenchOptions) -> Result<TrainBench, BenchError
                 .map(|i| samples[i % samples.len()])
                 .collect();
             let network = NetworkConfig::sized(BoardShape::of::<V>(), options.size);
-            let mut trainer = Trainer::<V>::new(&network, &TrainingSection::default(), 0, &device);
-            trainer.train_step(&batch);
-            let start = Instant::now();
-            for _ in 0..options.steps {
+            let flops = 3.0 * network.flops_per_position() as f64;
+            let mut paths = Vec::new();
+            for &path in &options.paths {
+                let training = TrainingSection::default();
+                let mut trainer = Trainer::<V>::new(&network, &training, 0, &device);
+                trainer.set_path(path);
+                if trainer.path() != path {
+                    continue;
+                }
                 trainer.train_step(&batch);
+                let start = Instant::now();
+                for _ in 0..options.steps {
+                    trainer.train_step(&batch);
+                }
+                let seconds = start.elapsed().as_secs_f64();
+                let per_second = (options.steps as usize * options.batch) as f64 / seconds;
+                paths.push(PathSpeed {
+                    path,
+                    samples_per_second: per_second,
+                    seconds_per_step: seconds / options.steps.max(1) as f64,
+                    gflops: per_second * flops / 1e9,
+                });
             }
-            let seconds = start.elapsed().as_secs_f64();
-            let per_second = (options.steps as usize * options.batch) as f64 / seconds;
             Ok(TrainBench {
                 threads,
-                samples_per_second: per_second,
-                seconds_per_step: seconds / options.steps.max(1) as f64,
-                gflops: per_second * 3.0 * network.flops_per_position() as f64 / 1e9,
-                passes_per_second: passes_per_second::<V>(trainer.network(), &batch, options.steps),
+                peak,
+                paths,
             })
         }
     }

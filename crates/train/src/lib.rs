@@ -27,6 +27,6 @@ pub use config_change::{ConfigChange, ConfigChanges, config_changes};
 pub use run::{
     GenerationTime, Progress, Run, RunError, RunHome, RunPaths, RunSummary, Silent, train, train_in,
 };
-pub use trainer::{TrainMetrics, Trainer, value_target};
+pub use trainer::{StepPath, TrainMetrics, Trainer, value_target};
 pub use verify::{RunContents, check_run, check_run_at};
 pub use worker::{WorkerOptions, WorkerSummary, run_worker};

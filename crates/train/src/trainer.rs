@@ -1,21 +1,22 @@
-//! One network being trained: the burn model on an autodiff device, its optimiser, and the
-//! training step (policy cross-entropy + win/draw/loss cross-entropy + the weighted auxiliary
-//! losses, L2 in the optimiser).
+//! One network being trained: its parameters, its optimiser and the training step (policy
+//! cross-entropy + win/draw/loss cross-entropy + the weighted auxiliary losses, L2 in the
+//! optimiser), taken by one of two paths with the same maths: the hand-written CPU step
+//! ([`CpuTrainer`]) on the CPU, burn's autodiff and optimiser on GPUs.
 
 use crate::config::{Optimizer, TrainingSection};
-use burn::optim::decay::WeightDecayConfig;
-use burn::optim::momentum::MomentumConfig;
-use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer, SgdConfig};
+use burn::optim::{GradientsParams, ModuleOptimizer};
 use burn::prelude::*;
 use burn::tensor::Bytes;
-use burn::tensor::activation::log_softmax;
 use damas_nn::checkpoint::ExtraFiles;
+use damas_nn::training::burn_loss;
 use damas_nn::{
     AUX_MATERIAL, AUX_OUTPUTS, AUX_PLIES_LEFT, BoardShape, CheckpointError, CheckpointMeta,
-    Network, NetworkConfig, load_network, save_checkpoint,
+    CpuTrainer, LossWeights, Network, NetworkConfig, OptimizerRule, StepReport, Targets,
+    load_network, save_checkpoint,
 };
 use damas_rules::Rules;
 use damas_selfplay::Sample;
+use std::cell::OnceCell;
 use std::marker::PhantomData;
 use std::path::Path;
 
@@ -53,11 +54,52 @@ impl TrainMetrics {
     }
 }
 
+/// Which code takes the training steps; both give the same updates within float rounding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepPath {
+    /// The hand-written CPU step ([`CpuTrainer`]): the default on the CPU.
+    Native,
+    /// burn's autodiff and optimiser: the default on GPUs, and the reference.
+    Burn,
+}
+
+impl StepPath {
+    /// The path a run takes on `device`.
+    pub fn for_device(device: &Device) -> Self {
+        if *device == Device::flex() {
+            StepPath::Native
+        } else {
+            StepPath::Burn
+        }
+    }
+
+    /// Its name in benchmark output.
+    pub fn name(self) -> &'static str {
+        match self {
+            StepPath::Native => "native CPU step",
+            StepPath::Burn => "burn autodiff",
+        }
+    }
+}
+
+/// The parameters and optimiser state as one path holds them.
+enum Engine {
+    Burn {
+        model: Network,
+        optimizer: ModuleOptimizer,
+    },
+    Native {
+        trainer: Box<CpuTrainer>,
+        /// The network as trained so far, built when asked for.
+        network: OnceCell<Network>,
+    },
+}
+
 /// The model and optimiser of a run.
 pub struct Trainer<V: Rules> {
-    model: Network,
-    optimizer: ModuleOptimizer,
+    engine: Engine,
     config: TrainingSection,
+    /// The autodiff device the network lives on.
     device: Device,
     step: u64,
     /// Averages since the last [`Trainer::take_metrics`].
@@ -65,22 +107,36 @@ pub struct Trainer<V: Rules> {
     _variant: PhantomData<V>,
 }
 
-fn optimizer(config: &TrainingSection) -> ModuleOptimizer {
-    let decay = Some(WeightDecayConfig::new(config.l2));
+/// The update rule `config` names, with the constants every run uses.
+fn optimizer_rule(config: &TrainingSection) -> OptimizerRule {
     match config.optimizer {
-        Optimizer::Adam => AdamConfig::new()
-            .with_epsilon(1e-8)
-            .with_weight_decay(decay)
-            .init(),
-        Optimizer::Sgd => SgdConfig::new()
-            .with_momentum(Some(
-                MomentumConfig::new()
-                    .with_momentum(0.9)
-                    .with_dampening(0.0)
-                    .with_nesterov(true),
-            ))
-            .with_weight_decay(decay)
-            .init(),
+        Optimizer::Adam => OptimizerRule::Adam {
+            beta_1: 0.9,
+            beta_2: 0.999,
+            epsilon: 1e-8,
+        },
+        Optimizer::Sgd => OptimizerRule::Sgd {
+            momentum: 0.9,
+            dampening: 0.0,
+            nesterov: true,
+        },
+    }
+}
+
+/// The loss weights `config` names.
+fn loss_weights(config: &TrainingSection) -> LossWeights {
+    LossWeights {
+        value: f64::from(config.value_weight),
+        material: f64::from(config.material_weight),
+        moves_left: f64::from(config.moves_left_weight),
+    }
+}
+
+/// An error about the optimiser state of checkpoint `dir`.
+fn state_error(dir: &Path, message: String) -> CheckpointError {
+    CheckpointError::Weights {
+        path: dir.join("optimizer.bpk"),
+        message,
     }
 }
 
@@ -92,52 +148,106 @@ impl<V: Rules> Trainer<V> {
         seed: u64,
         device: &Device,
     ) -> Self {
-        let device = device.clone().autodiff();
-        device.seed(seed);
-        Trainer {
-            model: network.init(&device),
-            optimizer: optimizer(config),
-            config: config.clone(),
-            device,
-            step: 0,
-            metrics: TrainMetrics::default(),
-            _variant: PhantomData,
-        }
+        let autodiff = device.clone().autodiff();
+        autodiff.seed(seed);
+        let model = network.init(&autodiff);
+        Self::assemble(model, None, config, device, 0)
+            .unwrap_or_else(|e| panic!("a fresh optimiser state loads: {e}"))
     }
 
     /// Continues from a checkpoint on `device`: its weights, its optimiser state if it has
-    /// one, its step. A checkpoint written on any device loads on any other.
+    /// one, its step. A checkpoint written on any device loads on any other, whichever path
+    /// wrote it.
     pub fn resume(
         dir: &Path,
         config: &TrainingSection,
         device: &Device,
     ) -> Result<(Self, CheckpointMeta), CheckpointError> {
-        let device = device.clone().autodiff();
-        let (model, meta) = load_network::<V>(dir, &device)?;
-        let mut optimizer = optimizer(config);
+        let (model, meta) = load_network::<V>(dir, &device.clone().autodiff())?;
         let path = dir.join("optimizer.bpk");
-        if path.exists() {
-            let bytes = std::fs::read(&path).map_err(|reason| CheckpointError::Io {
-                path: path.clone(),
-                reason,
-            })?;
-            optimizer = optimizer
-                .from_bytes(Bytes::from_bytes_vec(bytes))
-                .map_err(|e| CheckpointError::Weights {
-                    path,
-                    message: format!("{e:?}"),
-                })?;
-        }
-        let trainer = Trainer {
-            model,
-            optimizer,
+        let state = if path.exists() {
+            Some(std::fs::read(&path).map_err(|reason| CheckpointError::Io { path, reason })?)
+        } else {
+            None
+        };
+        let trainer = Self::assemble(model, state, config, device, meta.step)
+            .map_err(|message| state_error(dir, message))?;
+        Ok((trainer, meta))
+    }
+
+    /// A trainer on the path `device` calls for, from a model on its autodiff device and an
+    /// optimiser state in burn's format (`None`: a fresh one).
+    fn assemble(
+        model: Network,
+        state: Option<Vec<u8>>,
+        config: &TrainingSection,
+        device: &Device,
+        step: u64,
+    ) -> Result<Self, String> {
+        let mut trainer = Trainer {
+            engine: Engine::Burn {
+                model: model.clone(),
+                optimizer: optimizer_rule(config).burn_optimizer(Some(config.l2)),
+            },
             config: config.clone(),
-            device,
-            step: meta.step,
+            device: device.clone().autodiff(),
+            step,
             metrics: TrainMetrics::default(),
             _variant: PhantomData,
         };
-        Ok((trainer, meta))
+        trainer.engine = trainer.engine_for(StepPath::for_device(device), model, state)?;
+        Ok(trainer)
+    }
+
+    /// The engine of `path` holding `model` and the optimiser `state` (burn's format). A
+    /// network the native step cannot train stays on burn's path.
+    fn engine_for(
+        &self,
+        path: StepPath,
+        model: Network,
+        state: Option<Vec<u8>>,
+    ) -> Result<Engine, String> {
+        let rule = optimizer_rule(&self.config);
+        if path == StepPath::Native {
+            let board = BoardShape::of::<V>();
+            if let Ok(mut trainer) = CpuTrainer::new(&model, board, rule, Some(self.config.l2)) {
+                if let Some(bytes) = state {
+                    trainer
+                        .load_optimizer_state(bytes)
+                        .map_err(|e| e.to_string())?;
+                }
+                let network = OnceCell::from(model);
+                let trainer = Box::new(trainer);
+                return Ok(Engine::Native { trainer, network });
+            }
+        }
+        let mut optimizer = rule.burn_optimizer(Some(self.config.l2));
+        if let Some(bytes) = state {
+            optimizer = optimizer
+                .from_bytes(Bytes::from_bytes_vec(bytes))
+                .map_err(|e| format!("{e:?}"))?;
+        }
+        Ok(Engine::Burn { model, optimizer })
+    }
+
+    /// The path taking the steps.
+    pub fn path(&self) -> StepPath {
+        match self.engine {
+            Engine::Burn { .. } => StepPath::Burn,
+            Engine::Native { .. } => StepPath::Native,
+        }
+    }
+
+    /// Moves the network and its optimiser state to `path` (on the CPU, where both run; a
+    /// network the native step cannot train stays on burn's path).
+    pub fn set_path(&mut self, path: StepPath) {
+        if path == self.path() {
+            return;
+        }
+        let (model, state) = (self.network().clone(), self.optimizer_state());
+        self.engine = self
+            .engine_for(path, model, state.ok())
+            .unwrap_or_else(|e| panic!("an optimiser state moves between paths: {e}"));
     }
 
     /// Counts steps from `step` on (a network grown during a run joins the run's count, and
@@ -153,7 +263,12 @@ impl<V: Rules> Trainer<V> {
 
     /// The network being trained.
     pub fn network(&self) -> &Network {
-        &self.model
+        match &self.engine {
+            Engine::Burn { model, .. } => model,
+            Engine::Native { trainer, network } => {
+                network.get_or_init(|| trainer.network(&self.device))
+            }
+        }
     }
 
     /// The learning rate of the next step.
@@ -181,67 +296,31 @@ impl<V: Rules> Trainer<V> {
                 aux_mask[i] = 1.0;
             }
         }
-        let aux_count = aux_mask.iter().sum::<f32>();
-        let x = input_tensor::<V>(batch, &self.device);
-        let policy_target = Tensor::<2>::from_data(
-            TensorData::new(policy, [n, shape.policy_len()]),
-            &self.device,
-        );
-        let wdl_target = Tensor::<2>::from_data(TensorData::new(wdl.clone(), [n, 3]), &self.device);
-        let (output, aux_output) = self.model.forward_with_aux(x);
-        let log_policy = log_softmax(output.policy, 1);
-        let log_value = log_softmax(output.value, 1);
-        let policy_loss = (log_policy.clone() * policy_target).sum_dim(1).mean().neg();
-        let value_loss = (log_value.clone() * wdl_target).sum_dim(1).mean().neg();
-        let mut loss = policy_loss.clone() + value_loss.clone() * self.config.value_weight;
-        let mut aux_losses = [0.0f64; AUX_OUTPUTS];
-        let weights = [self.config.material_weight, self.config.moves_left_weight];
-        if let Some(predicted) = aux_output.filter(|_| aux_count > 0.0) {
-            // The material prediction goes through tanh, like its target's range [-1, 1].
-            let material = predicted.clone().narrow(1, AUX_MATERIAL, 1).tanh();
-            let plies = predicted.narrow(1, AUX_PLIES_LEFT, 1);
-            let predicted = Tensor::cat(vec![material, plies], 1);
-            let target =
-                Tensor::<2>::from_data(TensorData::new(aux, [n, AUX_OUTPUTS]), &self.device);
-            let mask = Tensor::<2>::from_data(TensorData::new(aux_mask, [n, 1]), &self.device);
-            let errors = (predicted - target).powi_scalar(2) * mask;
-            for (column, weight) in weights.into_iter().enumerate() {
-                let column_loss = errors.clone().narrow(1, column, 1).sum() / aux_count;
-                aux_losses[column] = column_loss.clone().into_scalar::<f32>() as f64;
-                if weight > 0.0 {
-                    loss = loss + column_loss * weight;
-                }
-            }
-        }
-        let gradients = GradientsParams::from_grads(loss.backward(), &self.model);
-        let rate = self.learning_rate();
-        self.model = self.optimizer.step(rate, self.model.clone(), gradients);
-        self.step += 1;
-
-        let entropy = (log_policy.clone().exp() * log_policy)
-            .sum_dim(1)
-            .mean()
-            .neg()
-            .into_scalar::<f32>();
-        let predicted = log_value.try_into_vec_as::<f32>().expect("float values");
-        let correct = (0..n)
-            .filter(|&i| {
-                let row = &predicted[3 * i..3 * i + 3];
-                let best = (0..3)
-                    .max_by(|&a, &b| row[a].total_cmp(&row[b]))
-                    .expect("three outcomes");
-                best == (1 - batch[i].result as i64) as usize
-            })
-            .count();
-        let metrics = TrainMetrics {
-            steps: 1,
-            policy_loss: policy_loss.into_scalar::<f32>() as f64,
-            value_loss: value_loss.into_scalar::<f32>() as f64,
-            policy_entropy: entropy as f64,
-            value_accuracy: correct as f64 / n as f64,
-            material_loss: aux_losses[AUX_MATERIAL],
-            moves_left_loss: aux_losses[AUX_PLIES_LEFT],
+        let targets = Targets {
+            policy: &policy,
+            wdl: &wdl,
+            aux: &aux,
+            aux_mask: &aux_mask,
         };
+        let weights = loss_weights(&self.config);
+        let rate = self.learning_rate();
+        let inputs = encode::<V>(batch);
+        let report = match &mut self.engine {
+            Engine::Burn { model, optimizer } => {
+                let dims = [n, damas_nn::INPUT_PLANES, shape.height, shape.width];
+                let x = Tensor::from_data(TensorData::new(inputs, dims), &self.device);
+                let (loss, report) = burn_loss(model, x, &targets, &weights);
+                let gradients = GradientsParams::from_grads(loss.backward(), &*model);
+                *model = optimizer.step(rate, model.clone(), gradients);
+                report
+            }
+            Engine::Native { trainer, network } => {
+                *network = OnceCell::new();
+                trainer.step(&inputs, &targets, &weights, rate)
+            }
+        };
+        self.step += 1;
+        let metrics = metrics(&report, batch);
         self.metrics.add(&metrics);
         metrics
     }
@@ -249,6 +328,17 @@ impl<V: Rules> Trainer<V> {
     /// The averages since the last call, and a fresh start.
     pub fn take_metrics(&mut self) -> TrainMetrics {
         std::mem::take(&mut self.metrics)
+    }
+
+    /// The optimiser state in burn's format (what `optimizer.bpk` holds).
+    fn optimizer_state(&self) -> Result<Vec<u8>, String> {
+        match &self.engine {
+            Engine::Burn { optimizer, .. } => optimizer
+                .into_bytes()
+                .map(|bytes| bytes.to_vec())
+                .map_err(|e| format!("{e:?}")),
+            Engine::Native { trainer, .. } => Ok(trainer.optimizer_state()),
+        }
     }
 
     /// Writes the checkpoint directory `dir`: weights, optimiser state, `meta` (with this step)
@@ -260,35 +350,60 @@ impl<V: Rules> Trainer<V> {
         mut extra: ExtraFiles,
     ) -> Result<(), CheckpointError> {
         let optimizer = self
-            .optimizer
-            .into_bytes()
-            .map_err(|e| CheckpointError::Weights {
-                path: dir.join("optimizer.bpk"),
-                message: format!("{e:?}"),
-            })?;
-        extra.push(("optimizer.bpk", optimizer.to_vec()));
+            .optimizer_state()
+            .map_err(|message| state_error(dir, message))?;
+        extra.push(("optimizer.bpk", optimizer));
         let meta = CheckpointMeta {
             step: self.step,
             ..meta.clone()
         };
-        save_checkpoint(dir, &meta, &self.model, extra)
+        save_checkpoint(dir, &meta, self.network(), extra)
     }
 }
 
-/// The encoded positions of `batch` on `device`, `[batch, planes, height, width]`.
-pub fn input_tensor<V: Rules>(batch: &[&Sample], device: &Device) -> Tensor<4> {
+/// One step's metrics from its loss report (value accuracy against `batch`'s results).
+fn metrics(report: &StepReport, batch: &[&Sample]) -> TrainMetrics {
+    let correct = batch
+        .iter()
+        .zip(report.wdl_log_probs.chunks(3))
+        .filter(|(sample, row)| {
+            let best = (0..3)
+                .max_by(|&a, &b| row[a].total_cmp(&row[b]))
+                .expect("three outcomes");
+            best == (1 - sample.result as i64) as usize
+        })
+        .count();
+    TrainMetrics {
+        steps: 1,
+        policy_loss: report.policy_loss,
+        value_loss: report.value_loss,
+        policy_entropy: report.policy_entropy,
+        value_accuracy: correct as f64 / batch.len() as f64,
+        material_loss: report.aux_losses[AUX_MATERIAL],
+        moves_left_loss: report.aux_losses[AUX_PLIES_LEFT],
+    }
+}
+
+/// The encoded positions of `batch`, `[batch, planes, height, width]` flattened.
+pub fn encode<V: Rules>(batch: &[&Sample]) -> Vec<f32> {
     let shape = BoardShape::of::<V>();
     let mut inputs = vec![0.0f32; batch.len() * shape.input_len()];
     for (sample, input) in batch.iter().zip(inputs.chunks_mut(shape.input_len())) {
         sample.position.encode::<V>(input);
     }
+    inputs
+}
+
+/// The encoded positions of `batch` on `device`, `[batch, planes, height, width]`.
+pub fn input_tensor<V: Rules>(batch: &[&Sample], device: &Device) -> Tensor<4> {
+    let shape = BoardShape::of::<V>();
     let dims = [
         batch.len(),
         damas_nn::INPUT_PLANES,
         shape.height,
         shape.width,
     ];
-    Tensor::from_data(TensorData::new(inputs, dims), device)
+    Tensor::from_data(TensorData::new(encode::<V>(batch), dims), device)
 }
 
 /// The win/draw/loss target of a sample: the game's result `z` as a one-hot, mixed with weight

@@ -159,9 +159,9 @@ pub(crate) fn unit_forward(
     let tile_rows = shape.tile_rows();
     let mut z = vec![0.0f32; rows * output];
     let weights = View::rows(weights, k, output);
-    z.par_chunks_mut(tile_rows * output).enumerate().for_each_init(
-        Vec::new,
-        |columns, (tile, out)| {
+    z.par_chunks_mut(tile_rows * output)
+        .enumerate()
+        .for_each_init(Vec::new, |columns, (tile, out)| {
             let n = out.len() / output;
             let first = tile * tile_rows;
             let x = &x[first * input..(first + n) * input];
@@ -171,8 +171,7 @@ pub(crate) fn unit_forward(
                 window.im2col(x, input, columns);
                 matmul(View::rows(columns, n, k), weights, out, false);
             }
-        },
-    );
+        });
     // Batch statistics per channel, in two passes (mean, then squared deviations), summed in
     // f64 by groups in a fixed order.
     let ranges = groups(rows, tile_rows, shape.groups);
@@ -303,7 +302,10 @@ pub(crate) fn unit_backward(
     let w = View::rows(weights, k, output);
     let mut dx = input_gradient.then(|| vec![0.0f32; rows * input]);
     let dx_parts: Vec<Option<&mut [f32]>> = match dx.as_deref_mut() {
-        Some(dx) => split_rows(dx, &ranges, input).into_iter().map(Some).collect(),
+        Some(dx) => split_rows(dx, &ranges, input)
+            .into_iter()
+            .map(Some)
+            .collect(),
         None => ranges.iter().map(|_| None).collect(),
     };
     let partial_weights: Vec<Vec<f32>> = ranges
@@ -431,11 +433,7 @@ pub(crate) fn dense_backward(
             });
         dx
     });
-    (
-        d_weight,
-        d_bias.into_iter().map(|s| s as f32).collect(),
-        dx,
-    )
+    (d_weight, d_bias.into_iter().map(|s| s as f32).collect(), dx)
 }
 
 /// Each board's `rows x cols` block of `x` transposed: square-major `[boards x area,

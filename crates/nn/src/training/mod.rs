@@ -166,12 +166,17 @@ impl CpuTrainer {
                 relu,
             )
         };
-        let policy_in = layers::transpose_boards(&policy_head.out, area, layout.convs[policy_unit].output);
+        let policy_in =
+            layers::transpose_boards(&policy_head.out, area, layout.convs[policy_unit].output);
         let policy = dense(&layout.policy_fc, &policy_in, false);
-        let value_in = layers::transpose_boards(&value_head.out, area, layout.convs[value_unit].output);
+        let value_in =
+            layers::transpose_boards(&value_head.out, area, layout.convs[value_unit].output);
         let hidden = dense(&layout.value_hidden, &value_in, true);
         let wdl = dense(&layout.value_out, &hidden, false);
-        let aux = layout.aux_out.as_ref().map(|aux| dense(aux, &hidden, false));
+        let aux = layout
+            .aux_out
+            .as_ref()
+            .map(|aux| dense(aux, &hidden, false));
         let (report, outputs) = loss::loss(&policy, &wdl, aux.as_deref(), targets, weights);
 
         // Backward.
@@ -237,10 +242,10 @@ impl CpuTrainer {
         for b in (0..blocks).rev() {
             let (first, second) = (1 + 2 * b, 2 + 2 * b);
             let x = &units[2 * b].out;
-            let (g, d_mid, d_sum) = unit_back(second, &units[second], &units[first].out, &d_x, true);
+            let (g, d_mid, d_sum) =
+                unit_back(second, &units[second], &units[first].out, &d_x, true);
             store_unit(second, g);
-            let (g, d_in, _) =
-                unit_back(first, &units[first], x, &d_mid.expect("asked for"), true);
+            let (g, d_in, _) = unit_back(first, &units[first], x, &d_mid.expect("asked for"), true);
             store_unit(first, g);
             // The skip connection carries the pre-ReLU sum's gradient to the block's input.
             d_x = d_in
@@ -254,11 +259,7 @@ impl CpuTrainer {
         store_unit(0, g);
 
         let mut statistics = self.statistics.clone();
-        for (i, cache) in units
-            .iter()
-            .chain([&policy_head, &value_head])
-            .enumerate()
-        {
+        for (i, cache) in units.iter().chain([&policy_head, &value_head]).enumerate() {
             // `units` holds the stem and tower; the heads follow them in the layout.
             cache.update_running(&layout.convs[i], &mut statistics);
         }

@@ -4,6 +4,9 @@
 //! that a run can move between the CPU trainer and burn's (a GPU) at any checkpoint.
 
 use super::params::Slot;
+use burn::optim::decay::WeightDecayConfig;
+use burn::optim::momentum::MomentumConfig;
+use burn::optim::{AdamConfig, ModuleOptimizer, SgdConfig};
 use burn::tensor::{Bytes, DType};
 use burn_pack::{Reader, Scalar, Writer};
 use std::collections::BTreeMap;
@@ -31,6 +34,39 @@ pub enum OptimizerRule {
     },
 }
 
+impl OptimizerRule {
+    /// burn's optimiser for this rule, with an L2 penalty of `weight_decay` added to every
+    /// gradient if given (what the GPU path trains with, and the CPU trainer's reference).
+    pub fn burn_optimizer(self, weight_decay: Option<f32>) -> ModuleOptimizer {
+        let decay = weight_decay.map(WeightDecayConfig::new);
+        match self {
+            OptimizerRule::Adam {
+                beta_1,
+                beta_2,
+                epsilon,
+            } => AdamConfig::new()
+                .with_beta_1(beta_1)
+                .with_beta_2(beta_2)
+                .with_epsilon(epsilon)
+                .with_weight_decay(decay)
+                .init(),
+            OptimizerRule::Sgd {
+                momentum,
+                dampening,
+                nesterov,
+            } => SgdConfig::new()
+                .with_momentum(Some(
+                    MomentumConfig::new()
+                        .with_momentum(f64::from(momentum))
+                        .with_dampening(f64::from(dampening))
+                        .with_nesterov(nesterov),
+                ))
+                .with_weight_decay(decay)
+                .init(),
+        }
+    }
+}
+
 /// Names in burn's optimizer record: `{param id}.{field}`.
 const RANK: &str = "__rank";
 const TIME: &str = "momentum.time";
@@ -45,7 +81,9 @@ pub enum StateError {
     #[error("not an optimiser state: {0}")]
     Format(String),
     /// The state names parameters, none of them this network's.
-    #[error("the state belongs to another network: it names {0} tensors, none of this network's parameters")]
+    #[error(
+        "the state belongs to another network: it names {0} tensors, none of this network's parameters"
+    )]
     Foreign(usize),
     /// A parameter's state is missing a field or has the wrong size.
     #[error("the state of parameter {id} does not fit the network: {what}")]
@@ -163,7 +201,11 @@ impl FlatOptimizer {
             }
             let id = slot.id.val();
             let tensor = |field: &str, values: &[f32]| {
-                let bytes: Vec<u8> = slot.of(values).iter().flat_map(|v| v.to_le_bytes()).collect();
+                let bytes: Vec<u8> = slot
+                    .of(values)
+                    .iter()
+                    .flat_map(|v| v.to_le_bytes())
+                    .collect();
                 burn_pack::Tensor::new(
                     format!("{id}.{field}"),
                     DType::F32,
@@ -217,12 +259,8 @@ impl FlatOptimizer {
         }
         let named = tensors.len();
         let mut matched = 0;
-        let mut fresh = FlatOptimizer::new(
-            self.rule,
-            self.weight_decay,
-            self.first.len(),
-            slots.len(),
-        );
+        let mut fresh =
+            FlatOptimizer::new(self.rule, self.weight_decay, self.first.len(), slots.len());
         for (index, slot) in slots.iter().enumerate() {
             let id = slot.id.val();
             let mut take = |field: &str, into: &mut Vec<f32>| -> Result<bool, StateError> {
@@ -250,11 +288,12 @@ impl FlatOptimizer {
                     }
                     if first {
                         let time = scalars.get(&format!("{id}.{TIME}")).copied();
-                        fresh.time[index] = time
-                            .and_then(|t| usize::try_from(t).ok())
-                            .ok_or_else(|| StateError::Mismatch {
-                                id,
-                                what: "no step count".into(),
+                        fresh.time[index] =
+                            time.and_then(|t| usize::try_from(t).ok()).ok_or_else(|| {
+                                StateError::Mismatch {
+                                    id,
+                                    what: "no step count".into(),
+                                }
                             })?;
                     }
                     first

@@ -143,13 +143,15 @@ pub(crate) fn read(network: &Network) -> Result<(Layout, Vec<f32>, Vec<f32>), Un
         if kernel != width || kernel % 2 == 0 {
             return Err(Unsupported(format!("a {kernel}x{width} kernel")));
         }
+        // `value` can be one update behind (burn's training forward pass records its update
+        // and merges it on the next read that syncs).
         let statistics = reader.statistics.len();
         reader
             .statistics
-            .extend(values(block.norm.running_mean.value()));
+            .extend(values(block.norm.running_mean.value_sync()));
         reader
             .statistics
-            .extend(values(block.norm.running_var.value()));
+            .extend(values(block.norm.running_var.value_sync()));
         convs.push(ConvLayer {
             weight: reader.take(&block.conv.weight),
             gamma: reader.take(&block.norm.gamma),
@@ -201,15 +203,22 @@ pub(crate) fn write(
     statistics: &[f32],
     device: &Device,
 ) -> Network {
-    fn param<const D: usize>(slot: &Slot, values: &[f32], device: &Device) -> Param<Tensor<D>> {
+    /// `slot`'s values in place of `old`, tracked by autodiff if `old` was.
+    fn param<const D: usize>(
+        old: &Param<Tensor<D>>,
+        slot: &Slot,
+        values: &[f32],
+        device: &Device,
+    ) -> Param<Tensor<D>> {
         let data = TensorData::new(slot.of(values).to_vec(), slot.shape.clone());
-        Param::initialized(slot.id, Tensor::from_data(data, device))
+        let tensor = Tensor::from_data(data, device).set_require_grad(old.val().is_require_grad());
+        Param::initialized(slot.id, tensor)
     }
     let mut network = template.clone();
     for (block, layer) in network.conv_blocks_mut().into_iter().zip(&layout.convs) {
-        block.conv.weight = param(&layer.weight, values, device);
-        block.norm.gamma = param(&layer.gamma, values, device);
-        block.norm.beta = param(&layer.beta, values, device);
+        block.conv.weight = param(&block.conv.weight, &layer.weight, values, device);
+        block.norm.gamma = param(&block.norm.gamma, &layer.gamma, values, device);
+        block.norm.beta = param(&block.norm.beta, &layer.beta, values, device);
         let n = layer.output;
         let at = layer.statistics;
         let running = |from: usize| {
@@ -230,8 +239,9 @@ pub(crate) fn write(
         .into_iter()
         .zip(denses.into_iter().flatten())
     {
-        linear.weight = param(&layer.weight, values, device);
-        linear.bias = Some(param(&layer.bias, values, device));
+        linear.weight = param(&linear.weight, &layer.weight, values, device);
+        let bias = linear.bias.as_ref().expect("read checked the biases");
+        linear.bias = Some(param(bias, &layer.bias, values, device));
     }
     network
 }

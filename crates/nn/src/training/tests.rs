@@ -3,9 +3,7 @@
 use super::*;
 use crate::network::tests::train_norm;
 use crate::network::{AUX_OUTPUTS, NetworkConfig, NetworkSize};
-use burn::optim::decay::WeightDecayConfig;
-use burn::optim::momentum::MomentumConfig;
-use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer, SgdConfig};
+use burn::optim::{GradientsParams, ModuleOptimizer};
 use burn::tensor::Bytes;
 
 /// A deterministic stream of numbers in [0, 1).
@@ -167,9 +165,15 @@ fn gradients_equal_burns_autodiff() {
             assert!(relative_error(&report.wdl_log_probs, &expected.wdl_log_probs) < 1e-4);
             for (i, slot) in cpu.layout.slots.iter().enumerate() {
                 let burn: Option<Vec<f32>> = match slot.shape.len() {
-                    1 => grads.get::<1>(slot.id).map(|t| t.try_into_vec_as().unwrap()),
-                    2 => grads.get::<2>(slot.id).map(|t| t.try_into_vec_as().unwrap()),
-                    _ => grads.get::<4>(slot.id).map(|t| t.try_into_vec_as().unwrap()),
+                    1 => grads
+                        .get::<1>(slot.id)
+                        .map(|t| t.try_into_vec_as().unwrap()),
+                    2 => grads
+                        .get::<2>(slot.id)
+                        .map(|t| t.try_into_vec_as().unwrap()),
+                    _ => grads
+                        .get::<4>(slot.id)
+                        .map(|t| t.try_into_vec_as().unwrap()),
                 };
                 assert_eq!(
                     burn.is_some(),
@@ -192,26 +196,6 @@ fn gradients_equal_burns_autodiff() {
     }
 }
 
-/// burn's optimiser as the trainer configures it.
-fn burn_optimizer(rule: OptimizerRule, decay: f32) -> ModuleOptimizer {
-    let decay = Some(WeightDecayConfig::new(decay));
-    match rule {
-        OptimizerRule::Adam { epsilon, .. } => AdamConfig::new()
-            .with_epsilon(epsilon)
-            .with_weight_decay(decay)
-            .init(),
-        OptimizerRule::Sgd { .. } => SgdConfig::new()
-            .with_momentum(Some(
-                MomentumConfig::new()
-                    .with_momentum(0.9)
-                    .with_dampening(0.0)
-                    .with_nesterov(true),
-            ))
-            .with_weight_decay(decay)
-            .init(),
-    }
-}
-
 #[test]
 fn steps_and_optimiser_state_equal_burns() {
     let board = BOARDS[0];
@@ -229,7 +213,7 @@ fn steps_and_optimiser_state_equal_burns() {
         let device = Device::flex().autodiff();
         let mut net = network(board, &device);
         let mut cpu = CpuTrainer::new(&net, board, rule, Some(1e-3)).unwrap();
-        let mut optimizer = burn_optimizer(rule, 1e-3);
+        let mut optimizer = rule.burn_optimizer(Some(1e-3));
         let step_burn = |net: Network, optimizer: &mut ModuleOptimizer, seed: u64| {
             let batch = Batch::new(board, 6, seed);
             let input = batch.input_tensor(board, &device);
@@ -241,14 +225,29 @@ fn steps_and_optimiser_state_equal_burns() {
             let batch = Batch::new(board, 6, seed);
             cpu.step(&batch.inputs, &batch.targets(), &weights, 0.01);
         };
+        // Adam's step is the gradient's sign where the gradient is far below its running
+        // scale, so a gradient at rounding level (a product summed in another order) can move
+        // a weight by the whole learning rate the other way: a few weights in the policy
+        // layer do. Its values are compared looser than SGD's.
+        let tolerance = match rule {
+            OptimizerRule::Adam { .. } => 2e-3,
+            OptimizerRule::Sgd { .. } => 1e-4,
+        };
         let compare = |cpu: &CpuTrainer, net: &Network, what: &str| {
             // burn's network read into the same layout: the slots name the same values.
             let (_, values, statistics) = params::read(net).unwrap();
             for slot in &cpu.layout.slots {
                 let error = relative_error(slot.of(&cpu.values), slot.of(&values));
-                assert!(error < 1e-4, "{rule:?} {what}: {:?} off by {error}", slot.shape);
+                assert!(
+                    error < tolerance,
+                    "{rule:?} {what}: {:?} off by {error}",
+                    slot.shape
+                );
             }
-            assert!(relative_error(&cpu.statistics, &statistics) < 1e-4, "{what}: statistics");
+            assert!(
+                relative_error(&cpu.statistics, &statistics) < 1e-4,
+                "{what}: statistics"
+            );
         };
         for seed in 0..3 {
             net = step_burn(net, &mut optimizer, seed);
@@ -258,7 +257,8 @@ fn steps_and_optimiser_state_equal_burns() {
 
         // The CPU trainer's state read by burn, and burn's by the CPU trainer: both go on
         // as if nothing had happened.
-        let mut handed_to_burn = burn_optimizer(rule, 1e-3)
+        let mut handed_to_burn = rule
+            .burn_optimizer(Some(1e-3))
             .from_bytes(Bytes::from_bytes_vec(cpu.optimizer_state()))
             .unwrap();
         let mut handed_to_cpu = CpuTrainer::new(&net, board, rule, Some(1e-3)).unwrap();
@@ -271,8 +271,16 @@ fn steps_and_optimiser_state_equal_burns() {
         net = step_burn(net, &mut optimizer, 3);
         step_cpu(&mut cpu, 3);
         compare(&cpu, &net, "a fourth step");
-        compare(&handed_to_cpu, &net, "a fourth step after burn's state was loaded");
-        compare(&cpu, &net_b, "a fourth step by burn from the CPU trainer's state");
+        compare(
+            &handed_to_cpu,
+            &net,
+            "a fourth step after burn's state was loaded",
+        );
+        compare(
+            &cpu,
+            &net_b,
+            "a fourth step by burn from the CPU trainer's state",
+        );
     }
 }
 
@@ -281,7 +289,9 @@ fn a_foreign_optimiser_state_is_refused() {
     let board = BOARDS[0];
     let device = Device::flex();
     let mut cpu = CpuTrainer::new(&network(board, &device), board, ADAM, None).unwrap();
-    let error = cpu.load_optimizer_state(b"not a burnpack".to_vec()).unwrap_err();
+    let error = cpu
+        .load_optimizer_state(b"not a burnpack".to_vec())
+        .unwrap_err();
     assert!(matches!(error, StateError::Format(_)), "{error}");
     // A state of another network shape.
     let other = NetworkConfig::sized(

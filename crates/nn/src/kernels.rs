@@ -65,8 +65,14 @@ impl<'a> View<'a> {
 #[allow(unsafe_code)]
 pub(crate) fn matmul(a: View, b: View, out: &mut [f32], accumulate: bool) {
     let (m, k, n) = (a.rows, a.cols, b.cols);
-    assert!(b.rows == k && out.len() == m * n, "matrix shapes do not match");
-    assert!(a.in_bounds() && b.in_bounds(), "a view reaches past its slice");
+    assert!(
+        b.rows == k && out.len() == m * n,
+        "matrix shapes do not match"
+    );
+    assert!(
+        a.in_bounds() && b.in_bounds(),
+        "a view reaches past its slice"
+    );
     if m == 0 || n == 0 {
         return;
     }
@@ -105,6 +111,26 @@ pub(crate) fn matmul(a: View, b: View, out: &mut [f32], accumulate: bool) {
     }
 }
 
+/// One core's measured single-precision peak in GFLOP/s: the best rate of repeated 256-cube
+/// matrix products on this thread for about `seconds` (the `gemm` kernels every pass here
+/// runs on, at a size where they are bound by the FMA units, not by memory). Processors that
+/// split 512-bit FMAs in two (AMD Zen 4) measure half the rate their flags suggest.
+pub fn measured_peak_gflops(seconds: f64) -> f64 {
+    const N: usize = 256;
+    let a: Vec<f32> = (0..N * N).map(|i| (i % 7) as f32 * 0.1).collect();
+    let b: Vec<f32> = (0..N * N).map(|i| (i % 5) as f32 * 0.1).collect();
+    let mut out = vec![0.0f32; N * N];
+    let flops = 2.0 * (N * N * N) as f64;
+    let start = std::time::Instant::now();
+    let mut best = 0.0f64;
+    while best == 0.0 || start.elapsed().as_secs_f64() < seconds {
+        let product = std::time::Instant::now();
+        matmul(View::rows(&a, N, N), View::rows(&b, N, N), &mut out, false);
+        best = best.max(flops / product.elapsed().as_secs_f64() / 1e9);
+    }
+    best
+}
+
 /// A board's shape and a convolution's kernel, as im2col and col2im take them.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Window {
@@ -120,7 +146,10 @@ impl Window {
         let reach = (self.kernel / 2) as isize;
         let (height, width) = (self.height as isize, self.width as isize);
         for square in 0..self.height * self.width {
-            let (y, x) = ((square / self.width) as isize, (square % self.width) as isize);
+            let (y, x) = (
+                (square / self.width) as isize,
+                (square % self.width) as isize,
+            );
             for tap in 0..self.kernel * self.kernel {
                 let sy = y + (tap / self.kernel) as isize - reach;
                 let sx = x + (tap % self.kernel) as isize - reach;
@@ -180,7 +209,8 @@ mod tests {
         let (m, k, n) = (5, 7, 3);
         let a: Vec<f32> = (0..m * k).map(|i| (i % 11) as f32 - 5.0).collect();
         let b: Vec<f32> = (0..k * n).map(|i| (i % 7) as f32 * 0.5).collect();
-        let expected = |i: usize, j: usize| (0..k).map(|l| a[i * k + l] * b[l * n + j]).sum();
+        let expected =
+            |i: usize, j: usize| (0..k).map(|l| a[i * k + l] * b[l * n + j]).sum::<f32>();
         let mut out = vec![0.0; m * n];
         matmul(View::rows(&a, m, k), View::rows(&b, k, n), &mut out, false);
         for i in 0..m {
