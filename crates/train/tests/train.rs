@@ -912,3 +912,66 @@ fn external_selfplay_is_written_into_the_config_text() {
             .external_selfplay
     );
 }
+
+#[test]
+fn the_native_and_burn_steps_train_the_same_network_and_hand_over_at_any_step() {
+    use damas_nn::{BoardShape, Device, NetworkConfig, NetworkSize};
+    use damas_train::config::TrainingSection;
+    use damas_train::{StepPath, Trainer};
+
+    let config = NetworkConfig::sized(
+        BoardShape::of::<Russian>(),
+        NetworkSize {
+            blocks: 1,
+            channels: 8,
+        },
+    );
+    let mut selfplay = damas_selfplay::SelfPlayConfig::default();
+    selfplay.search.simulations = 8;
+    let mut samples = Vec::new();
+    damas_selfplay::play_games::<Russian, _>(
+        &selfplay,
+        &damas_mcts::StaticEvaluator::<Russian>::default(),
+        2,
+        0,
+        "paths",
+        &[],
+        |r| samples.extend(r.samples),
+    );
+    let device = Device::flex();
+    let training = TrainingSection::default();
+    let mut native = Trainer::<Russian>::new(&config, &training, 1, &device);
+    assert_eq!(
+        native.path(),
+        StepPath::Native,
+        "the CPU takes the native step"
+    );
+    let mut burn = Trainer::<Russian>::new(&config, &training, 1, &device);
+    burn.set_path(StepPath::Burn);
+    assert_eq!(burn.path(), StepPath::Burn);
+    let batches: Vec<Vec<_>> = samples
+        .chunks(16)
+        .take(4)
+        .map(|c| c.iter().collect())
+        .collect();
+    assert_eq!(batches.len(), 4, "enough samples for four batches");
+    for (i, batch) in batches.iter().enumerate() {
+        if i == 2 {
+            // Hand each over to the other path mid-run: weights and Adam's moments move.
+            native.set_path(StepPath::Burn);
+            burn.set_path(StepPath::Native);
+        }
+        let (a, b) = (native.train_step(batch), burn.train_step(batch));
+        for (x, y) in [
+            (a.policy_loss, b.policy_loss),
+            (a.value_loss, b.value_loss),
+            (a.policy_entropy, b.policy_entropy),
+        ] {
+            assert!(
+                (x - y).abs() < 1e-3 * y.abs().max(1.0),
+                "step {i}: {x} vs {y}"
+            );
+        }
+    }
+    assert_eq!((native.step(), burn.step()), (4, 4));
+}

@@ -172,49 +172,65 @@ pub(crate) fn unit_forward(
                 matmul(View::rows(columns, n, k), weights, out, false);
             }
         });
-    // Batch statistics per channel, in two passes (mean, then squared deviations), summed in
-    // f64 by groups in a fixed order.
+    // Batch statistics per channel: sums and sums of squares in f64 by groups, added in a
+    // fixed order (f64 keeps the one-pass variance exact enough at these batch sizes).
     let ranges = groups(rows, tile_rows, shape.groups);
-    let channel_sums = |f: &(dyn Fn(usize, f32) -> f64 + Sync)| {
-        let parts = ranges
-            .par_iter()
-            .map(|range| {
-                let mut sums = vec![0.0f64; output];
-                for row in z[range.start * output..range.end * output].chunks(output) {
-                    for (c, (s, &v)) in sums.iter_mut().zip(row).enumerate() {
-                        *s += f(c, v);
-                    }
+    let parts = ranges
+        .par_iter()
+        .map(|range| {
+            let mut sums = vec![0.0f64; 2 * output];
+            let (linear, squares) = sums.split_at_mut(output);
+            for row in z[range.start * output..range.end * output].chunks_exact(output) {
+                for ((s, q), &v) in linear.iter_mut().zip(squares.iter_mut()).zip(row) {
+                    let v = f64::from(v);
+                    *s += v;
+                    *q += v * v;
                 }
-                sums
-            })
-            .collect();
-        sum_in_order(parts, output)
-    };
-    let mean: Vec<f32> = channel_sums(&|_, v| f64::from(v))
-        .into_iter()
-        .map(|s| (s / rows as f64) as f32)
+            }
+            sums
+        })
         .collect();
-    let variance: Vec<f32> = channel_sums(&|c, v| f64::from(v - mean[c]).powi(2))
-        .into_iter()
-        .map(|s| (s / rows as f64) as f32)
+    let sums = sum_in_order(parts, 2 * output);
+    let count = rows as f64;
+    let mean64: Vec<f64> = sums[..output].iter().map(|s| s / count).collect();
+    let mean: Vec<f32> = mean64.iter().map(|&m| m as f32).collect();
+    let variance: Vec<f32> = sums[output..]
+        .iter()
+        .zip(&mean64)
+        .map(|(q, m)| (q / count - m * m).max(0.0) as f32)
         .collect();
     let inv_std: Vec<f32> = variance
         .iter()
         .map(|&v| (1.0 / (f64::from(v) + layer.epsilon).sqrt()) as f32)
         .collect();
+    // out = relu(z scale + shift [+ skip]), per channel.
+    let scale: Vec<f32> = inv_std.iter().zip(gamma).map(|(s, g)| s * g).collect();
+    let shift: Vec<f32> = (0..output).map(|c| beta[c] - mean[c] * scale[c]).collect();
     let mut out = vec![0.0f32; rows * output];
     out.par_chunks_mut(tile_rows * output)
         .zip(z.par_chunks(tile_rows * output))
         .enumerate()
         .for_each(|(tile, (out, z))| {
             let first = tile * tile_rows * output;
-            for (r, (out, z)) in out.chunks_mut(output).zip(z.chunks(output)).enumerate() {
-                for c in 0..output {
-                    let mut v = (z[c] - mean[c]) * inv_std[c] * gamma[c] + beta[c];
-                    if let Some(skip) = skip {
-                        v += skip[first + r * output + c];
+            let skip = skip.map(|skip| &skip[first..first + out.len()]);
+            for (r, (out, z)) in out
+                .chunks_exact_mut(output)
+                .zip(z.chunks_exact(output))
+                .enumerate()
+            {
+                let rows = out.iter_mut().zip(z).zip(&scale).zip(&shift);
+                match skip {
+                    Some(skip) => {
+                        let skip = &skip[r * output..(r + 1) * output];
+                        for ((((o, &z), &a), &b), &s) in rows.zip(skip) {
+                            *o = (z * a + b + s).max(0.0);
+                        }
                     }
-                    out[c] = v.max(0.0);
+                    None => {
+                        for (((o, &z), &a), &b) in rows {
+                            *o = (z * a + b).max(0.0);
+                        }
+                    }
                 }
             }
         });
@@ -236,7 +252,7 @@ pub(crate) fn unit_backward(
     gamma: &[f32],
     cache: &UnitCache,
     x: &[f32],
-    d_out: &[f32],
+    d_out: Vec<f32>,
     input_gradient: bool,
     shape: Shape,
 ) -> (UnitGradients, Option<Vec<f32>>, Vec<f32>) {
@@ -244,31 +260,33 @@ pub(crate) fn unit_backward(
     let rows = x.len() / input;
     let tile_rows = shape.tile_rows();
     let ranges = groups(rows, tile_rows, shape.groups);
-    // Through ReLU.
-    let mut d_sum = d_out.to_vec();
-    d_sum
-        .par_chunks_mut(tile_rows * output)
-        .zip(cache.out.par_chunks(tile_rows * output))
-        .for_each(|(d, out)| {
-            for (d, &o) in d.iter_mut().zip(out) {
-                if o <= 0.0 {
-                    *d = 0.0;
-                }
-            }
-        });
-    // Through the norm: dgamma = sum(d x_hat), dbeta = sum(d), and
-    // dz = gamma inv_std / N (N d - dbeta - x_hat dgamma).
-    let parts = ranges
-        .par_iter()
-        .map(|range| {
+    // Through ReLU (`d_sum`, what the skip connection's input receives), with the norm's
+    // sums in the same pass: dgamma = sum(d x_hat), dbeta = sum(d).
+    let mut d_sum = d_out;
+    let parts = split_rows(&mut d_sum, &ranges, output)
+        .into_par_iter()
+        .zip(&ranges)
+        .map(|(d, range)| {
             let mut sums = vec![0.0f64; 2 * output];
-            let d = &d_sum[range.start * output..range.end * output];
+            let (d_gamma, d_beta) = sums.split_at_mut(output);
             let z = &cache.z[range.start * output..range.end * output];
-            for (d, z) in d.chunks(output).zip(z.chunks(output)) {
-                for c in 0..output {
-                    let x_hat = (z[c] - cache.mean[c]) * cache.inv_std[c];
-                    sums[c] += f64::from(d[c]) * f64::from(x_hat);
-                    sums[output + c] += f64::from(d[c]);
+            let out = &cache.out[range.start * output..range.end * output];
+            for ((d, z), out) in d
+                .chunks_exact_mut(output)
+                .zip(z.chunks_exact(output))
+                .zip(out.chunks_exact(output))
+            {
+                let channels = d_gamma.iter_mut().zip(d_beta.iter_mut());
+                let statistics = cache.mean.iter().zip(&cache.inv_std);
+                for ((((d, &z), &out), (d_gamma, d_beta)), (&mean, &inv_std)) in
+                    d.iter_mut().zip(z).zip(out).zip(channels).zip(statistics)
+                {
+                    if out <= 0.0 {
+                        *d = 0.0;
+                    }
+                    let x_hat = (z - mean) * inv_std;
+                    *d_gamma += f64::from(*d) * f64::from(x_hat);
+                    *d_beta += f64::from(*d);
                 }
             }
             sums
@@ -277,21 +295,29 @@ pub(crate) fn unit_backward(
     let sums = sum_in_order(parts, 2 * output);
     let d_gamma: Vec<f32> = sums[..output].iter().map(|&s| s as f32).collect();
     let d_beta: Vec<f32> = sums[output..].iter().map(|&s| s as f32).collect();
+    // dz = gamma inv_std / N (N d - dbeta - x_hat dgamma) = a d + b z + e, per channel.
     let n = rows as f32;
+    let a: Vec<f32> = (0..output).map(|c| gamma[c] * cache.inv_std[c]).collect();
+    let b: Vec<f32> = (0..output)
+        .map(|c| -a[c] * cache.inv_std[c] * d_gamma[c] / n)
+        .collect();
+    let e: Vec<f32> = (0..output)
+        .map(|c| a[c] / n * (cache.mean[c] * cache.inv_std[c] * d_gamma[c] - d_beta[c]))
+        .collect();
     let mut dz = vec![0.0f32; rows * output];
     dz.par_chunks_mut(tile_rows * output)
         .zip(d_sum.par_chunks(tile_rows * output))
         .zip(cache.z.par_chunks(tile_rows * output))
         .for_each(|((dz, d), z)| {
             for ((dz, d), z) in dz
-                .chunks_mut(output)
-                .zip(d.chunks(output))
-                .zip(z.chunks(output))
+                .chunks_exact_mut(output)
+                .zip(d.chunks_exact(output))
+                .zip(z.chunks_exact(output))
             {
-                for c in 0..output {
-                    let x_hat = (z[c] - cache.mean[c]) * cache.inv_std[c];
-                    dz[c] = gamma[c] * cache.inv_std[c] / n
-                        * (n * d[c] - d_beta[c] - x_hat * d_gamma[c]);
+                for ((((dz, &d), &z), &a), (&b, &e)) in
+                    dz.iter_mut().zip(d).zip(z).zip(&a).zip(b.iter().zip(&e))
+                {
+                    *dz = a * d + b * z + e;
                 }
             }
         });

@@ -214,7 +214,7 @@ impl CpuTrainer {
             layer.gamma.of_mut(&mut grads).copy_from_slice(&unit.gamma);
             layer.beta.of_mut(&mut grads).copy_from_slice(&unit.beta);
         };
-        let unit_back = |i: usize, cache: &UnitCache, x: &[f32], d: &[f32], input: bool| {
+        let unit_back = |i: usize, cache: &UnitCache, x: &[f32], d: Vec<f32>, input: bool| {
             let layer = &layout.convs[i];
             let gamma = layer.gamma.of(values);
             layers::unit_backward(layer, &columns[i], gamma, cache, x, d, input, shape)
@@ -229,33 +229,24 @@ impl CpuTrainer {
             layout.convs[value_unit].output,
             area,
         );
-        let (g, d_trunk_p, _) = unit_back(policy_unit, &policy_head, trunk, &d_policy_head, true);
+        let (g, d_trunk_p, _) = unit_back(policy_unit, &policy_head, trunk, d_policy_head, true);
         store_unit(policy_unit, g);
-        let (g, d_trunk_v, _) = unit_back(value_unit, &value_head, trunk, &d_value_head, true);
+        let (g, d_trunk_v, _) = unit_back(value_unit, &value_head, trunk, d_value_head, true);
         store_unit(value_unit, g);
-        let mut d_x: Vec<f32> = d_trunk_p
-            .expect("asked for")
-            .iter()
-            .zip(d_trunk_v.expect("asked for"))
-            .map(|(a, b)| a + b)
-            .collect();
+        let mut d_x = d_trunk_p.expect("asked for");
+        add_into(&mut d_x, &d_trunk_v.expect("asked for"));
         for b in (0..blocks).rev() {
             let (first, second) = (1 + 2 * b, 2 + 2 * b);
             let x = &units[2 * b].out;
-            let (g, d_mid, d_sum) =
-                unit_back(second, &units[second], &units[first].out, &d_x, true);
+            let (g, d_mid, d_sum) = unit_back(second, &units[second], &units[first].out, d_x, true);
             store_unit(second, g);
-            let (g, d_in, _) = unit_back(first, &units[first], x, &d_mid.expect("asked for"), true);
+            let (g, d_in, _) = unit_back(first, &units[first], x, d_mid.expect("asked for"), true);
             store_unit(first, g);
             // The skip connection carries the pre-ReLU sum's gradient to the block's input.
-            d_x = d_in
-                .expect("asked for")
-                .iter()
-                .zip(&d_sum)
-                .map(|(a, b)| a + b)
-                .collect();
+            d_x = d_in.expect("asked for");
+            add_into(&mut d_x, &d_sum);
         }
-        let (g, _, _) = unit_back(0, &units[0], &x0, &d_x, false);
+        let (g, _, _) = unit_back(0, &units[0], &x0, d_x, false);
         store_unit(0, g);
 
         let mut statistics = self.statistics.clone();
@@ -275,6 +266,13 @@ impl CpuTrainer {
             statistics,
         };
         (report, gradients)
+    }
+}
+
+/// `total += part`, value by value.
+fn add_into(total: &mut [f32], part: &[f32]) {
+    for (t, p) in total.iter_mut().zip(part) {
+        *t += p;
     }
 }
 
