@@ -9,7 +9,7 @@
 
 use crate::encoding::{BoardShape, INPUT_PLANES};
 use crate::evaluator::{Outputs, PredictError, Predictor, check_input_len};
-use crate::kernels::{View, Window, matmul};
+use crate::kernels::{View, Window, matmul, transpose_boards};
 use damas_mcts::softmax;
 
 /// A convolution with batch norm folded in: `weights` is `[kernel x kernel x input, output]`
@@ -154,16 +154,7 @@ impl CpuNetwork {
         let (height, width) = (self.board.height, self.board.width);
         let area = height * width;
         // Planes-major to square-major.
-        let mut x = vec![0.0; batch * area * INPUT_PLANES];
-        for b in 0..batch {
-            let position = &inputs[b * INPUT_PLANES * area..(b + 1) * INPUT_PLANES * area];
-            let out = &mut x[b * area * INPUT_PLANES..(b + 1) * area * INPUT_PLANES];
-            for (plane, values) in position.chunks(area).enumerate() {
-                for (square, &value) in values.iter().enumerate() {
-                    out[square * INPUT_PLANES + plane] = value;
-                }
-            }
-        }
+        let x = transpose_boards(&inputs[..batch * INPUT_PLANES * area], INPUT_PLANES, area);
         let board = (height, width);
         let mut x = self.stem.apply(&x, board, None, true);
         for [first, second] in &self.tower {

@@ -200,6 +200,21 @@ impl Window {
     }
 }
 
+/// Each board's `rows x cols` block of `x` transposed: square-major `[boards x area,
+/// channels]` to burn's flattened `[boards, channels x area]` with `(area, channels)`, and back
+/// with `(channels, area)`.
+pub(crate) fn transpose_boards(x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    let mut out = vec![0.0; x.len()];
+    for (out, x) in out.chunks_mut(rows * cols).zip(x.chunks(rows * cols)) {
+        for r in 0..rows {
+            for c in 0..cols {
+                out[c * rows + r] = x[r * cols + c];
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -184,50 +184,14 @@ impl<V: Rules> Trainer<V> {
         device: &Device,
         step: u64,
     ) -> Result<Self, String> {
-        let mut trainer = Trainer {
-            engine: Engine::Burn {
-                model: model.clone(),
-                optimizer: optimizer_rule(config).burn_optimizer(Some(config.l2)),
-            },
+        Ok(Trainer {
+            engine: engine::<V>(StepPath::for_device(device), model, state, config)?,
             config: config.clone(),
             device: device.clone().autodiff(),
             step,
             metrics: TrainMetrics::default(),
             _variant: PhantomData,
-        };
-        trainer.engine = trainer.engine_for(StepPath::for_device(device), model, state)?;
-        Ok(trainer)
-    }
-
-    /// The engine of `path` holding `model` and the optimiser `state` (burn's format). A
-    /// network the native step cannot train stays on burn's path.
-    fn engine_for(
-        &self,
-        path: StepPath,
-        model: Network,
-        state: Option<Vec<u8>>,
-    ) -> Result<Engine, String> {
-        let rule = optimizer_rule(&self.config);
-        if path == StepPath::Native {
-            let board = BoardShape::of::<V>();
-            if let Ok(mut trainer) = CpuTrainer::new(&model, board, rule, Some(self.config.l2)) {
-                if let Some(bytes) = state {
-                    trainer
-                        .load_optimizer_state(bytes)
-                        .map_err(|e| e.to_string())?;
-                }
-                let network = OnceCell::from(model);
-                let trainer = Box::new(trainer);
-                return Ok(Engine::Native { trainer, network });
-            }
-        }
-        let mut optimizer = rule.burn_optimizer(Some(self.config.l2));
-        if let Some(bytes) = state {
-            optimizer = optimizer
-                .from_bytes(Bytes::from_bytes_vec(bytes))
-                .map_err(|e| format!("{e:?}"))?;
-        }
-        Ok(Engine::Burn { model, optimizer })
+        })
     }
 
     /// The path taking the steps.
@@ -245,8 +209,7 @@ impl<V: Rules> Trainer<V> {
             return;
         }
         let (model, state) = (self.network().clone(), self.optimizer_state());
-        self.engine = self
-            .engine_for(path, model, state.ok())
+        self.engine = engine::<V>(path, model, state.ok(), &self.config)
             .unwrap_or_else(|e| panic!("an optimiser state moves between paths: {e}"));
     }
 
@@ -307,8 +270,7 @@ impl<V: Rules> Trainer<V> {
         let inputs = encode::<V>(batch);
         let report = match &mut self.engine {
             Engine::Burn { model, optimizer } => {
-                let dims = [n, damas_nn::INPUT_PLANES, shape.height, shape.width];
-                let x = Tensor::from_data(TensorData::new(inputs, dims), &self.device);
+                let x = input_tensor::<V>(inputs, &self.device);
                 let (loss, report) = burn_loss(model, x, &targets, &weights);
                 let gradients = GradientsParams::from_grads(loss.backward(), &*model);
                 *model = optimizer.step(rate, model.clone(), gradients);
@@ -361,6 +323,37 @@ impl<V: Rules> Trainer<V> {
     }
 }
 
+/// The engine of `path` holding `model` and the optimiser `state` (burn's format). A network
+/// the native step cannot train stays on burn's path.
+fn engine<V: Rules>(
+    path: StepPath,
+    model: Network,
+    state: Option<Vec<u8>>,
+    config: &TrainingSection,
+) -> Result<Engine, String> {
+    let rule = optimizer_rule(config);
+    if path == StepPath::Native {
+        let board = BoardShape::of::<V>();
+        if let Ok(mut trainer) = CpuTrainer::new(&model, board, rule, Some(config.l2)) {
+            if let Some(bytes) = state {
+                trainer
+                    .load_optimizer_state(bytes)
+                    .map_err(|e| e.to_string())?;
+            }
+            let network = OnceCell::from(model);
+            let trainer = Box::new(trainer);
+            return Ok(Engine::Native { trainer, network });
+        }
+    }
+    let mut optimizer = rule.burn_optimizer(Some(config.l2));
+    if let Some(bytes) = state {
+        optimizer = optimizer
+            .from_bytes(Bytes::from_bytes_vec(bytes))
+            .map_err(|e| format!("{e:?}"))?;
+    }
+    Ok(Engine::Burn { model, optimizer })
+}
+
 /// One step's metrics from its loss report (value accuracy against `batch`'s results).
 fn metrics(report: &StepReport, batch: &[&Sample]) -> TrainMetrics {
     let correct = batch
@@ -394,16 +387,16 @@ pub fn encode<V: Rules>(batch: &[&Sample]) -> Vec<f32> {
     inputs
 }
 
-/// The encoded positions of `batch` on `device`, `[batch, planes, height, width]`.
-pub fn input_tensor<V: Rules>(batch: &[&Sample], device: &Device) -> Tensor<4> {
+/// Encoded positions (from [`encode`]) as a tensor on `device`, `[n, planes, height, width]`.
+fn input_tensor<V: Rules>(inputs: Vec<f32>, device: &Device) -> Tensor<4> {
     let shape = BoardShape::of::<V>();
     let dims = [
-        batch.len(),
+        inputs.len() / shape.input_len(),
         damas_nn::INPUT_PLANES,
         shape.height,
         shape.width,
     ];
-    Tensor::from_data(TensorData::new(encode::<V>(batch), dims), device)
+    Tensor::from_data(TensorData::new(inputs, dims), device)
 }
 
 /// The win/draw/loss target of a sample: the game's result `z` as a one-hot, mixed with weight

@@ -548,18 +548,7 @@ fn the_auxiliary_head_learns_and_older_networks_train_without_it() {
     use damas_train::Trainer;
     use damas_train::config::TrainingSection;
 
-    let mut selfplay = damas_selfplay::SelfPlayConfig::default();
-    selfplay.search.simulations = 8;
-    let mut samples = Vec::new();
-    damas_selfplay::play_games::<Russian, _>(
-        &selfplay,
-        &damas_mcts::StaticEvaluator::<Russian>::default(),
-        2,
-        0,
-        "aux",
-        &[],
-        |r| samples.extend(r.samples),
-    );
+    let samples = quick_samples("aux");
     let batch: Vec<_> = samples.iter().take(32).collect();
     let device = Device::flex();
     let size = NetworkSize {
@@ -774,18 +763,7 @@ fn a_saved_checkpoint_answers_like_the_trained_network() {
             channels: 8,
         },
     );
-    let mut selfplay = damas_selfplay::SelfPlayConfig::default();
-    selfplay.search.simulations = 8;
-    let mut samples = Vec::new();
-    damas_selfplay::play_games::<Russian, _>(
-        &selfplay,
-        &damas_mcts::StaticEvaluator::<Russian>::default(),
-        2,
-        0,
-        "reload",
-        &[],
-        |r| samples.extend(r.samples),
-    );
+    let samples = quick_samples("reload");
     let device = Device::flex();
     let mut trainer = Trainer::<Russian>::new(&config, &TrainingSection::default(), 1, &device);
     let batch: Vec<_> = samples.iter().take(32).collect();
@@ -926,18 +904,7 @@ fn the_native_and_burn_steps_train_the_same_network_and_hand_over_at_any_step() 
             channels: 8,
         },
     );
-    let mut selfplay = damas_selfplay::SelfPlayConfig::default();
-    selfplay.search.simulations = 8;
-    let mut samples = Vec::new();
-    damas_selfplay::play_games::<Russian, _>(
-        &selfplay,
-        &damas_mcts::StaticEvaluator::<Russian>::default(),
-        2,
-        0,
-        "paths",
-        &[],
-        |r| samples.extend(r.samples),
-    );
+    let samples = quick_samples("paths");
     let device = Device::flex();
     let training = TrainingSection::default();
     let mut native = Trainer::<Russian>::new(&config, &training, 1, &device);
@@ -974,4 +941,22 @@ fn the_native_and_burn_steps_train_the_same_network_and_hand_over_at_any_step() 
         }
     }
     assert_eq!((native.step(), burn.step()), (4, 4));
+}
+
+/// The samples of two quick Russian self-play games (8 simulations, the stand-in evaluator),
+/// recorded as played by `model`.
+fn quick_samples(model: &str) -> Vec<damas_selfplay::Sample> {
+    let mut selfplay = damas_selfplay::SelfPlayConfig::default();
+    selfplay.search.simulations = 8;
+    let mut samples = Vec::new();
+    damas_selfplay::play_games::<Russian, _>(
+        &selfplay,
+        &damas_mcts::StaticEvaluator::<Russian>::default(),
+        2,
+        0,
+        model,
+        &[],
+        |r| samples.extend(r.samples),
+    );
+    samples
 }

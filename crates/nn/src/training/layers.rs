@@ -40,6 +40,13 @@ fn split_rows<'a>(
     parts
 }
 
+/// `total += part`, value by value.
+pub(crate) fn add_into(total: &mut [f32], part: &[f32]) {
+    for (t, p) in total.iter_mut().zip(part) {
+        *t += p;
+    }
+}
+
 /// Adds `parts` in order into one vector of `len` zeros.
 fn sum_in_order(parts: Vec<Vec<f64>>, len: usize) -> Vec<f64> {
     parts.into_iter().fold(vec![0.0; len], |mut total, part| {
@@ -141,17 +148,25 @@ pub(crate) struct UnitGradients {
     pub(crate) beta: Vec<f32>,
 }
 
+/// A convolution-norm-ReLU unit's layer and current parameters.
+#[derive(Clone, Copy)]
+pub(crate) struct Unit<'a> {
+    pub(crate) layer: &'a ConvLayer,
+    /// The convolution's weights in the products' layout ([`to_columns`]).
+    pub(crate) weights: &'a [f32],
+    pub(crate) gamma: &'a [f32],
+    pub(crate) beta: &'a [f32],
+}
+
 /// A convolution, batch norm in training mode (batch statistics), the optional skip add, ReLU:
 /// burn's `relu(norm(conv(x)) [+ skip])`.
-pub(crate) fn unit_forward(
-    layer: &ConvLayer,
-    weights: &[f32],
-    gamma: &[f32],
-    beta: &[f32],
-    x: &[f32],
-    skip: Option<&[f32]>,
-    shape: Shape,
-) -> UnitCache {
+pub(crate) fn unit_forward(unit: Unit, x: &[f32], skip: Option<&[f32]>, shape: Shape) -> UnitCache {
+    let Unit {
+        layer,
+        weights,
+        gamma,
+        beta,
+    } = unit;
     let (input, output) = (layer.input, layer.output);
     let rows = x.len() / input;
     let k = layer.kernel * layer.kernel * input;
@@ -247,15 +262,19 @@ pub(crate) fn unit_forward(
 /// its parameters, of its input `x` (if `input_gradient`), and of the pre-ReLU sum (what the
 /// skip connection's input receives).
 pub(crate) fn unit_backward(
-    layer: &ConvLayer,
-    weights: &[f32],
-    gamma: &[f32],
+    unit: Unit,
     cache: &UnitCache,
     x: &[f32],
     d_out: Vec<f32>,
     input_gradient: bool,
     shape: Shape,
 ) -> (UnitGradients, Option<Vec<f32>>, Vec<f32>) {
+    let Unit {
+        layer,
+        weights,
+        gamma,
+        ..
+    } = unit;
     let (input, output) = (layer.input, layer.output);
     let rows = x.len() / input;
     let tile_rows = shape.tile_rows();
@@ -370,9 +389,7 @@ pub(crate) fn unit_backward(
     let weight = partial_weights
         .into_iter()
         .reduce(|mut total, part| {
-            for (t, p) in total.iter_mut().zip(part) {
-                *t += p;
-            }
+            add_into(&mut total, &part);
             total
         })
         .unwrap_or_else(|| vec![0.0; k * output]);
@@ -460,19 +477,4 @@ pub(crate) fn dense_backward(
         dx
     });
     (d_weight, d_bias.into_iter().map(|s| s as f32).collect(), dx)
-}
-
-/// Each board's `rows x cols` block of `x` transposed: square-major `[boards x area,
-/// channels]` to burn's flattened `[boards, channels x area]` with `(area, channels)`, and back
-/// with `(channels, area)`.
-pub(crate) fn transpose_boards(x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
-    let mut out = vec![0.0; x.len()];
-    for (out, x) in out.chunks_mut(rows * cols).zip(x.chunks(rows * cols)) {
-        for r in 0..rows {
-            for c in 0..cols {
-                out[c * rows + r] = x[r * cols + c];
-            }
-        }
-    }
-    out
 }

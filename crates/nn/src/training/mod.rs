@@ -20,9 +20,10 @@ pub use optimizer::{OptimizerRule, StateError};
 pub use params::Unsupported;
 
 use crate::encoding::{BoardShape, INPUT_PLANES};
+use crate::kernels::transpose_boards;
 use crate::network::Network;
 use burn::prelude::*;
-use layers::{Shape, UnitCache, UnitGradients};
+use layers::{Shape, Unit, UnitCache, UnitGradients};
 use optimizer::FlatOptimizer;
 use params::Layout;
 
@@ -139,12 +140,19 @@ impl CpuTrainer {
             .collect();
 
         // Forward. `input_of(i)` is what conv unit `i` reads.
-        let x0 = layers::transpose_boards(inputs, INPUT_PLANES, area);
+        let x0 = transpose_boards(inputs, INPUT_PLANES, area);
         let mut units: Vec<UnitCache> = Vec::with_capacity(layout.convs.len());
-        let unit = |i: usize, x: &[f32], skip: Option<&[f32]>| {
+        let params = |i: usize| {
             let layer = &layout.convs[i];
-            let (gamma, beta) = (layer.gamma.of(values), layer.beta.of(values));
-            layers::unit_forward(layer, &columns[i], gamma, beta, x, skip, shape)
+            Unit {
+                layer,
+                weights: &columns[i],
+                gamma: layer.gamma.of(values),
+                beta: layer.beta.of(values),
+            }
+        };
+        let unit = |i: usize, x: &[f32], skip: Option<&[f32]>| {
+            layers::unit_forward(params(i), x, skip, shape)
         };
         units.push(unit(0, &x0, None));
         for b in 0..blocks {
@@ -166,11 +174,9 @@ impl CpuTrainer {
                 relu,
             )
         };
-        let policy_in =
-            layers::transpose_boards(&policy_head.out, area, layout.convs[policy_unit].output);
+        let policy_in = transpose_boards(&policy_head.out, area, layout.convs[policy_unit].output);
         let policy = dense(&layout.policy_fc, &policy_in, false);
-        let value_in =
-            layers::transpose_boards(&value_head.out, area, layout.convs[value_unit].output);
+        let value_in = transpose_boards(&value_head.out, area, layout.convs[value_unit].output);
         let hidden = dense(&layout.value_hidden, &value_in, true);
         let wdl = dense(&layout.value_out, &hidden, false);
         let aux = layout
@@ -215,16 +221,14 @@ impl CpuTrainer {
             layer.beta.of_mut(&mut grads).copy_from_slice(&unit.beta);
         };
         let unit_back = |i: usize, cache: &UnitCache, x: &[f32], d: Vec<f32>, input: bool| {
-            let layer = &layout.convs[i];
-            let gamma = layer.gamma.of(values);
-            layers::unit_backward(layer, &columns[i], gamma, cache, x, d, input, shape)
+            layers::unit_backward(params(i), cache, x, d, input, shape)
         };
-        let d_policy_head = layers::transpose_boards(
+        let d_policy_head = transpose_boards(
             &d_policy_in.expect("asked for"),
             layout.convs[policy_unit].output,
             area,
         );
-        let d_value_head = layers::transpose_boards(
+        let d_value_head = transpose_boards(
             &d_value_in.expect("asked for"),
             layout.convs[value_unit].output,
             area,
@@ -234,7 +238,7 @@ impl CpuTrainer {
         let (g, d_trunk_v, _) = unit_back(value_unit, &value_head, trunk, d_value_head, true);
         store_unit(value_unit, g);
         let mut d_x = d_trunk_p.expect("asked for");
-        add_into(&mut d_x, &d_trunk_v.expect("asked for"));
+        layers::add_into(&mut d_x, &d_trunk_v.expect("asked for"));
         for b in (0..blocks).rev() {
             let (first, second) = (1 + 2 * b, 2 + 2 * b);
             let x = &units[2 * b].out;
@@ -244,7 +248,7 @@ impl CpuTrainer {
             store_unit(first, g);
             // The skip connection carries the pre-ReLU sum's gradient to the block's input.
             d_x = d_in.expect("asked for");
-            add_into(&mut d_x, &d_sum);
+            layers::add_into(&mut d_x, &d_sum);
         }
         let (g, _, _) = unit_back(0, &units[0], &x0, d_x, false);
         store_unit(0, g);
@@ -266,13 +270,6 @@ impl CpuTrainer {
             statistics,
         };
         (report, gradients)
-    }
-}
-
-/// `total += part`, value by value.
-fn add_into(total: &mut [f32], part: &[f32]) {
-    for (t, p) in total.iter_mut().zip(part) {
-        *t += p;
     }
 }
 
