@@ -140,62 +140,74 @@ pub(crate) struct Window {
 }
 
 impl Window {
-    /// For every square of every board and every tap of the kernel, the square the tap reads,
-    /// if it is on the board: calls `f(square, tap, source)`.
-    fn for_each_tap(&self, mut f: impl FnMut(usize, usize, usize)) {
+    /// One board's im2col slots, numbered `square x taps + tap`: those whose tap reads a
+    /// square on the board, with that square, and those whose tap falls off the board.
+    fn slots(&self) -> (Vec<(usize, usize)>, Vec<usize>) {
+        let taps = self.kernel * self.kernel;
         let reach = (self.kernel / 2) as isize;
         let (height, width) = (self.height as isize, self.width as isize);
+        let (mut reads, mut off_board) = (Vec::new(), Vec::new());
         for square in 0..self.height * self.width {
             let (y, x) = (
                 (square / self.width) as isize,
                 (square % self.width) as isize,
             );
-            for tap in 0..self.kernel * self.kernel {
+            for tap in 0..taps {
                 let sy = y + (tap / self.kernel) as isize - reach;
                 let sx = x + (tap % self.kernel) as isize - reach;
+                let slot = square * taps + tap;
                 if (0..height).contains(&sy) && (0..width).contains(&sx) {
-                    f(square, tap, (sy * width + sx) as usize);
+                    reads.push((slot, (sy * width + sx) as usize));
+                } else {
+                    off_board.push(slot);
                 }
             }
         }
+        (reads, off_board)
     }
 
     /// Fills `columns` with `[boards x area, kernel x kernel x channels]`: for every square,
     /// the `kernel x kernel` neighbourhood of `x` (`[boards x area, channels]`) around it, zero
-    /// off the board ("same" padding).
+    /// off the board ("same" padding). Every value is written, so `columns` may hold anything.
     pub(crate) fn im2col(&self, x: &[f32], channels: usize, columns: &mut Vec<f32>) {
         let area = self.height * self.width;
         let row_len = self.kernel * self.kernel * channels;
         let boards = x.len() / (area * channels);
-        columns.clear();
         columns.resize(boards * area * row_len, 0.0);
-        for (board, out) in columns.chunks_mut(area * row_len).enumerate() {
-            let input = &x[board * area * channels..(board + 1) * area * channels];
-            self.for_each_tap(|square, tap, source| {
-                let to = square * row_len + tap * channels;
-                out[to..to + channels]
+        let (reads, off_board) = self.slots();
+        for (input, out) in x
+            .chunks_exact(area * channels)
+            .zip(columns.chunks_exact_mut(area * row_len))
+        {
+            for &(slot, source) in &reads {
+                out[slot * channels..(slot + 1) * channels]
                     .copy_from_slice(&input[source * channels..(source + 1) * channels]);
-            });
+            }
+            for &slot in &off_board {
+                out[slot * channels..(slot + 1) * channels].fill(0.0);
+            }
         }
     }
 
     /// The adjoint of [`Window::im2col`]: adds every entry of `columns` back onto the square
-    /// it was read from, into `x` (`[boards x area, channels]`, overwritten).
+    /// it was read from, into `x` (`[boards x area, channels]`, added to).
     pub(crate) fn col2im(&self, columns: &[f32], channels: usize, x: &mut [f32]) {
         let area = self.height * self.width;
         let row_len = self.kernel * self.kernel * channels;
-        x.fill(0.0);
-        for (board, out) in x.chunks_mut(area * channels).enumerate() {
-            let columns = &columns[board * area * row_len..(board + 1) * area * row_len];
-            self.for_each_tap(|square, tap, source| {
-                let from = square * row_len + tap * channels;
+        let (reads, _) = self.slots();
+        for (out, columns) in x
+            .chunks_exact_mut(area * channels)
+            .zip(columns.chunks_exact(area * row_len))
+        {
+            for &(slot, source) in &reads {
+                let from = &columns[slot * channels..(slot + 1) * channels];
                 for (value, c) in out[source * channels..(source + 1) * channels]
                     .iter_mut()
-                    .zip(&columns[from..from + channels])
+                    .zip(from)
                 {
                     *value += c;
                 }
-            });
+            }
         }
     }
 }
@@ -260,7 +272,8 @@ mod tests {
         let x: Vec<f32> = (0..boards * 12 * channels)
             .map(|i| ((i * 7) % 5) as f32 - 2.0)
             .collect();
-        let mut columns = Vec::new();
+        // A reused buffer's old values must not survive (the off-board slots are zeroed).
+        let mut columns = vec![9.0; 2000];
         window.im2col(&x, channels, &mut columns);
         let c: Vec<f32> = (0..columns.len())
             .map(|i| ((i * 3) % 7) as f32 - 3.0)

@@ -57,6 +57,22 @@ fn sum_in_order(parts: Vec<Vec<f64>>, len: usize) -> Vec<f64> {
     })
 }
 
+/// Per-channel sums and sums of squares of square-major `rows` (`channels` values a row), as
+/// `[sums..., squares...]` in f64 (which keeps the one-pass variance exact enough at these
+/// batch sizes).
+fn channel_sums(rows: &[f32], channels: usize) -> Vec<f64> {
+    let mut sums = vec![0.0f64; 2 * channels];
+    let (linear, squares) = sums.split_at_mut(channels);
+    for row in rows.chunks_exact(channels) {
+        for ((s, q), &v) in linear.iter_mut().zip(squares.iter_mut()).zip(row) {
+            let v = f64::from(v);
+            *s += v;
+            *q += v * v;
+        }
+    }
+    sums
+}
+
 /// The shape of the work: the board and how many groups the pool runs.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Shape {
@@ -174,9 +190,12 @@ pub(crate) fn unit_forward(unit: Unit, x: &[f32], skip: Option<&[f32]>, shape: S
     let tile_rows = shape.tile_rows();
     let mut z = vec![0.0f32; rows * output];
     let weights = View::rows(weights, k, output);
-    z.par_chunks_mut(tile_rows * output)
+    // Per tile, the product and then, while it is still in cache, its per-channel sums for the
+    // batch statistics, added up in tile order below.
+    let tile_sums: Vec<Vec<f64>> = z
+        .par_chunks_mut(tile_rows * output)
         .enumerate()
-        .for_each_init(Vec::new, |columns, (tile, out)| {
+        .map_init(Vec::new, |columns, (tile, out)| {
             let n = out.len() / output;
             let first = tile * tile_rows;
             let x = &x[first * input..(first + n) * input];
@@ -186,26 +205,10 @@ pub(crate) fn unit_forward(unit: Unit, x: &[f32], skip: Option<&[f32]>, shape: S
                 window.im2col(x, input, columns);
                 matmul(View::rows(columns, n, k), weights, out, false);
             }
-        });
-    // Batch statistics per channel: sums and sums of squares in f64 by groups, added in a
-    // fixed order (f64 keeps the one-pass variance exact enough at these batch sizes).
-    let ranges = groups(rows, tile_rows, shape.groups);
-    let parts = ranges
-        .par_iter()
-        .map(|range| {
-            let mut sums = vec![0.0f64; 2 * output];
-            let (linear, squares) = sums.split_at_mut(output);
-            for row in z[range.start * output..range.end * output].chunks_exact(output) {
-                for ((s, q), &v) in linear.iter_mut().zip(squares.iter_mut()).zip(row) {
-                    let v = f64::from(v);
-                    *s += v;
-                    *q += v * v;
-                }
-            }
-            sums
+            channel_sums(out, output)
         })
         .collect();
-    let sums = sum_in_order(parts, 2 * output);
+    let sums = sum_in_order(tile_sums, 2 * output);
     let count = rows as f64;
     let mean64: Vec<f64> = sums[..output].iter().map(|s| s / count).collect();
     let mean: Vec<f32> = mean64.iter().map(|&m| m as f32).collect();
@@ -259,14 +262,14 @@ pub(crate) fn unit_forward(unit: Unit, x: &[f32], skip: Option<&[f32]>, shape: S
 }
 
 /// The backward pass of [`unit_forward`]: from the gradient of its output, the gradients of
-/// its parameters, of its input `x` (if `input_gradient`), and of the pre-ReLU sum (what the
-/// skip connection's input receives).
+/// its parameters and of the pre-ReLU sum (what the skip connection's input receives), and
+/// the gradient of its input `x` added into `dx` if one is given.
 pub(crate) fn unit_backward(
     unit: Unit,
     cache: &UnitCache,
     x: &[f32],
     d_out: Vec<f32>,
-    input_gradient: bool,
+    mut dx: Option<Vec<f32>>,
     shape: Shape,
 ) -> (UnitGradients, Option<Vec<f32>>, Vec<f32>) {
     let Unit {
@@ -323,29 +326,12 @@ pub(crate) fn unit_backward(
     let e: Vec<f32> = (0..output)
         .map(|c| a[c] / n * (cache.mean[c] * cache.inv_std[c] * d_gamma[c] - d_beta[c]))
         .collect();
-    let mut dz = vec![0.0f32; rows * output];
-    dz.par_chunks_mut(tile_rows * output)
-        .zip(d_sum.par_chunks(tile_rows * output))
-        .zip(cache.z.par_chunks(tile_rows * output))
-        .for_each(|((dz, d), z)| {
-            for ((dz, d), z) in dz
-                .chunks_exact_mut(output)
-                .zip(d.chunks_exact(output))
-                .zip(z.chunks_exact(output))
-            {
-                for ((((dz, &d), &z), &a), (&b, &e)) in
-                    dz.iter_mut().zip(d).zip(z).zip(&a).zip(b.iter().zip(&e))
-                {
-                    *dz = a * d + b * z + e;
-                }
-            }
-        });
-    // Through the convolution: per tile, dW += columns^T dz and d_columns = dz W^T, then
-    // col2im; dW summed over the groups in order.
+    // Through the norm and the convolution, tile by tile: dz for the tile's rows, then
+    // dW += columns^T dz and d_columns = dz W^T, col2im'd into dx; dW summed over the groups
+    // in order.
     let k = layer.kernel * layer.kernel * input;
     let window = shape.window(layer.kernel);
     let w = View::rows(weights, k, output);
-    let mut dx = input_gradient.then(|| vec![0.0f32; rows * input]);
     let dx_parts: Vec<Option<&mut [f32]>> = match dx.as_deref_mut() {
         Some(dx) => split_rows(dx, &ranges, input)
             .into_iter()
@@ -358,13 +344,25 @@ pub(crate) fn unit_backward(
         .zip(dx_parts)
         .map(|(range, mut dx)| {
             let mut d_weight = vec![0.0f32; k * output];
-            let mut columns = Vec::new();
-            let mut d_columns = Vec::new();
+            let (mut dz, mut columns, mut d_columns) = (Vec::new(), Vec::new(), Vec::new());
             for start in range.clone().step_by(tile_rows) {
                 let end = (start + tile_rows).min(range.end);
                 let n = end - start;
+                let span = start * output..end * output;
+                dz.resize(n * output, 0.0);
+                for ((dz, d), z) in dz
+                    .chunks_exact_mut(output)
+                    .zip(d_sum[span.clone()].chunks_exact(output))
+                    .zip(cache.z[span].chunks_exact(output))
+                {
+                    for ((((dz, &d), &z), &a), (&b, &e)) in
+                        dz.iter_mut().zip(d).zip(z).zip(&a).zip(b.iter().zip(&e))
+                    {
+                        *dz = a * d + b * z + e;
+                    }
+                }
+                let dz = View::rows(&dz, n, output);
                 let x = &x[start * input..end * input];
-                let dz = View::rows(&dz[start * output..end * output], n, output);
                 let columns = if layer.kernel == 1 {
                     x
                 } else {
@@ -375,7 +373,7 @@ pub(crate) fn unit_backward(
                 if let Some(dx) = dx.as_deref_mut() {
                     let dx = &mut dx[(start - range.start) * input..(end - range.start) * input];
                     if layer.kernel == 1 {
-                        matmul(dz, w.t(), dx, false);
+                        matmul(dz, w.t(), dx, true);
                     } else {
                         d_columns.resize(n * k, 0.0);
                         matmul(dz, w.t(), &mut d_columns, false);

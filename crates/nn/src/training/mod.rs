@@ -220,8 +220,10 @@ impl CpuTrainer {
             layer.gamma.of_mut(&mut grads).copy_from_slice(&unit.gamma);
             layer.beta.of_mut(&mut grads).copy_from_slice(&unit.beta);
         };
-        let unit_back = |i: usize, cache: &UnitCache, x: &[f32], d: Vec<f32>, input: bool| {
-            layers::unit_backward(params(i), cache, x, d, input, shape)
+        // Each unit's input gradient is added into the buffer it is given: the heads' into one
+        // for the trunk, a block's first unit's into the skip connection's share.
+        let unit_back = |i: usize, cache: &UnitCache, x: &[f32], d, dx| {
+            layers::unit_backward(params(i), cache, x, d, dx, shape)
         };
         let d_policy_head = transpose_boards(
             &d_policy_in.expect("asked for"),
@@ -233,24 +235,31 @@ impl CpuTrainer {
             layout.convs[value_unit].output,
             area,
         );
-        let (g, d_trunk_p, _) = unit_back(policy_unit, &policy_head, trunk, d_policy_head, true);
+        let zeros = vec![0.0; trunk.len()];
+        let (g, d_trunk, _) =
+            unit_back(policy_unit, &policy_head, trunk, d_policy_head, Some(zeros));
         store_unit(policy_unit, g);
-        let (g, d_trunk_v, _) = unit_back(value_unit, &value_head, trunk, d_value_head, true);
+        let (g, d_trunk, _) = unit_back(value_unit, &value_head, trunk, d_value_head, d_trunk);
         store_unit(value_unit, g);
-        let mut d_x = d_trunk_p.expect("asked for");
-        layers::add_into(&mut d_x, &d_trunk_v.expect("asked for"));
+        let mut d_x = d_trunk.expect("asked for");
         for b in (0..blocks).rev() {
             let (first, second) = (1 + 2 * b, 2 + 2 * b);
-            let x = &units[2 * b].out;
-            let (g, d_mid, d_sum) = unit_back(second, &units[second], &units[first].out, d_x, true);
+            let (x, mid) = (&units[2 * b].out, &units[first].out);
+            let zeros = vec![0.0; mid.len()];
+            let (g, d_mid, d_sum) = unit_back(second, &units[second], mid, d_x, Some(zeros));
             store_unit(second, g);
-            let (g, d_in, _) = unit_back(first, &units[first], x, d_mid.expect("asked for"), true);
-            store_unit(first, g);
             // The skip connection carries the pre-ReLU sum's gradient to the block's input.
+            let (g, d_in, _) = unit_back(
+                first,
+                &units[first],
+                x,
+                d_mid.expect("asked for"),
+                Some(d_sum),
+            );
+            store_unit(first, g);
             d_x = d_in.expect("asked for");
-            layers::add_into(&mut d_x, &d_sum);
         }
-        let (g, _, _) = unit_back(0, &units[0], &x0, d_x, false);
+        let (g, _, _) = unit_back(0, &units[0], &x0, d_x, None);
         store_unit(0, g);
 
         let mut statistics = self.statistics.clone();
