@@ -1,9 +1,9 @@
 //! The training passes of the network's layers on square-major activations
 //! (`[boards x area, channels]`): convolution (im2col and one product per tile of boards; its
 //! backward as two products per tile and col2im), batch norm in training mode with ReLU and the
-//! residual add, and the linear layers. Work is split over the rayon pool in a fixed number of
-//! contiguous groups, and every sum over the batch is added up in group order, so a step gives
-//! the same bits whatever thread ran which group.
+//! residual add, and the linear layers. Work is split over the rayon pool in tiles or in a fixed
+//! number of contiguous groups of tiles, and every sum over the batch is added up in tile or
+//! group order, so a step gives the same bits whatever thread ran which part.
 
 use super::params::{ConvLayer, DenseLayer};
 use crate::kernels::{View, Window, matmul};
