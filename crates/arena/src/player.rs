@@ -8,6 +8,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Why a player could not produce a move: it forfeits the game.
@@ -47,6 +48,12 @@ pub trait Player<V: Rules>: Send {
     /// Called once the game is over (by its rules, a cap, adjudication or a forfeit), with
     /// every move played.
     fn game_over(&mut self, _game: &Game<V>, _outcome: Outcome) {}
+    /// A flag that, once set, ends the player's search in progress early (its answer is then
+    /// not meant to be played); `None` for players that answer at once or cannot be stopped.
+    /// The player never clears it: a stopped player is dropped, not reused.
+    fn stop_handle(&self) -> Option<Arc<AtomicBool>> {
+        None
+    }
 }
 
 /// Picks uniformly among the legal moves.
@@ -93,6 +100,10 @@ impl<V: Rules> Player<V> for AlphaBetaPlayer<V> {
         self.searcher.clear();
     }
 
+    fn stop_handle(&self) -> Option<Arc<AtomicBool>> {
+        Some(self.searcher.stop_handle())
+    }
+
     fn play(&mut self, game: &Game<V>) -> Result<Answer<V>, Forfeit> {
         let result = self.searcher.search(game, &self.limits, |_| {});
         let mv = result
@@ -130,6 +141,7 @@ pub struct MctsPlayer<V: Rules> {
     config: SearchConfig,
     time: Option<Duration>,
     seed: u64,
+    stop: Arc<AtomicBool>,
 }
 
 impl<V: Rules> MctsPlayer<V> {
@@ -146,6 +158,7 @@ impl<V: Rules> MctsPlayer<V> {
             config,
             time,
             seed,
+            stop: Arc::new(AtomicBool::new(false)),
         }
     }
 }
@@ -169,6 +182,10 @@ impl<V: Rules> MctsPlayer<V> {
 }
 
 impl<V: Rules> Player<V> for MctsPlayer<V> {
+    fn stop_handle(&self) -> Option<Arc<AtomicBool>> {
+        Some(Arc::clone(&self.stop))
+    }
+
     fn play(&mut self, game: &Game<V>) -> Result<Answer<V>, Forfeit> {
         self.seed = self.seed.wrapping_add(1);
         let mut search = Search::new(game.clone(), self.config.clone(), self.seed);
@@ -176,12 +193,14 @@ impl<V: Rules> Player<V> for MctsPlayer<V> {
         match self.time {
             None => {
                 search.start(RootNoise::Off);
-                search.run(&evaluator);
+                search.run_while(&evaluator, |_| !self.stop.load(Ordering::Relaxed));
             }
             Some(time) => {
                 let started = Instant::now();
                 search.start_with_budget(u32::MAX, RootNoise::Off);
-                search.run_while(&evaluator, |_| started.elapsed() < time);
+                search.run_while(&evaluator, |_| {
+                    started.elapsed() < time && !self.stop.load(Ordering::Relaxed)
+                });
             }
         }
         let report = search.report();

@@ -98,39 +98,48 @@ pub fn inspect(
             if game.outcome().is_some() {
                 return Err(InspectError::GameOver(choice.random_plies));
             }
-            let position = *game.position();
-            let shape = BoardShape::of::<V>();
-            let mut input = vec![0.0; shape.input_len()];
-            encode(&game, &mut input);
-            let outputs = model.predictor()?.predict(input.clone(), 1)?;
-            let moves = game.legal_moves();
-            let turn = position.turn();
-            // The same priors the search gets, from the logits already computed.
-            let priors = move_priors::<V>(&outputs.policy_logits, &moves, turn);
-            let mut rows: Vec<MoveReport> = moves
-                .iter()
-                .zip(&priors)
-                .map(|(mv, &probability)| {
-                    let index = policy_index::<V>(mv, turn);
-                    MoveReport {
-                        pdn: pdn::<V>(&position, mv, &moves),
-                        index,
-                        logit: outputs.policy_logits[index],
-                        probability,
-                    }
-                })
-                .collect();
-            rows.sort_by(|a, b| b.probability.total_cmp(&a.probability));
-            Ok(PositionReport {
-                variant: V::NAME,
-                fen: to_fen::<V>(&position),
-                input_shape: [1, damas_nn::INPUT_PLANES, shape.height, shape.width],
-                input,
-                wdl: [outputs.wdl[0], outputs.wdl[1], outputs.wdl[2]],
-                policy_logits: outputs.policy_logits,
-                moves: rows,
-            })
+            inspect_game(&model, &game)
         }
     }
     model_variant(path)?.visit(Inspect(path, choice, device))
+}
+
+/// What `model` makes of the position `game` stands at (its history gives the draw counters the
+/// encoding reads). The game must not be over.
+pub fn inspect_game<V: Rules>(
+    model: &Model<V>,
+    game: &Game<V>,
+) -> Result<PositionReport, InspectError> {
+    let position = *game.position();
+    let shape = BoardShape::of::<V>();
+    let mut input = vec![0.0; shape.input_len()];
+    encode(game, &mut input);
+    let outputs = model.predictor()?.predict(input.clone(), 1)?;
+    let moves = game.legal_moves();
+    let turn = position.turn();
+    // The same priors the search gets, from the logits already computed.
+    let priors = move_priors::<V>(&outputs.policy_logits, &moves, turn);
+    let mut rows: Vec<MoveReport> = moves
+        .iter()
+        .zip(&priors)
+        .map(|(mv, &probability)| {
+            let index = policy_index::<V>(mv, turn);
+            MoveReport {
+                pdn: pdn::<V>(&position, mv, &moves),
+                index,
+                logit: outputs.policy_logits[index],
+                probability,
+            }
+        })
+        .collect();
+    rows.sort_by(|a, b| b.probability.total_cmp(&a.probability));
+    Ok(PositionReport {
+        variant: V::NAME,
+        fen: to_fen::<V>(&position),
+        input_shape: [1, damas_nn::INPUT_PLANES, shape.height, shape.width],
+        input,
+        wdl: [outputs.wdl[0], outputs.wdl[1], outputs.wdl[2]],
+        policy_logits: outputs.policy_logits,
+        moves: rows,
+    })
 }
