@@ -15,6 +15,7 @@ mod out;
 mod perft;
 mod play;
 mod selfplay;
+mod serve;
 mod train;
 mod variants;
 mod worker;
@@ -68,6 +69,8 @@ enum Command {
     Ladder(ladder::Args),
     /// Write a checkpoint's network for other engines (ONNX or safetensors, with metadata).
     Export(export::Args),
+    /// Serve the board in the browser: play any variant, watch runs, replay games.
+    Serve(serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -98,6 +101,7 @@ fn main() -> ExitCode {
         Command::Tournament(args) => arena::run_tournament(args),
         Command::Ladder(args) => ladder::run(args),
         Command::Export(args) => export::run(args),
+        Command::Serve(args) => serve::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

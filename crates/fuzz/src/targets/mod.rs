@@ -5,11 +5,13 @@
 //!   strings;
 //! - [`protocols`]: Hub lines (our server over a scripted session, the client's line parser),
 //!   DXP messages (parsed, matched against legal moves, and sent to our server over loopback);
-//! - [`files`]: run and self-play TOML, shard bytes, checkpoint `meta.json`, ONNX files.
+//! - [`files`]: run and self-play TOML, shard bytes, checkpoint `meta.json`, ONNX files;
+//! - [`serve`]: the browser API's request bodies (game states, PDN to replay).
 
 pub mod files;
 pub mod protocols;
 pub mod rules;
+pub mod serve;
 
 use damas_rules::{Game, Rules, Variant, VariantVisitor};
 use rand::rngs::SmallRng;
@@ -43,6 +45,7 @@ pub fn all_targets(slow: bool, scratch: &std::path::Path) -> Vec<Box<dyn Target>
         Box::new(files::SelfPlayToml::new()),
         Box::new(files::ShardBytes::new(scratch)),
         Box::new(files::MetaJson::new(scratch)),
+        Box::new(serve::ServeApi::new()),
     ];
     if slow {
         targets.push(Box::new(files::OnnxFile::new(scratch)));
