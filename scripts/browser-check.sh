@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The page of `damas serve` in a real browser: headless Chromium (Debian's package) driven by
 # Playwright (playwright-core from the npm registry, no browser download). It trains a tiny run,
-# starts the server on 127.0.0.1 with it, plays a Russian game by clicking (the opponent
-# answers), draws an international, a Turkish, a parachute and an Alquerque board, opens the
-# run's page and replays one of its games with the network's policy, and fails on any error the
-# page shows or logs. Screenshots go to the output directory; look at them.
+# and a tiny `bench learning` curve, starts the server on 127.0.0.1 with them, plays a whole
+# Russian game by clicks against alpha-beta at depth 1 (the result shown must be the server's),
+# checks that every start piece of International and Dameo is drawn where the FEN says, draws
+# Turkish, Parachute, Alquerque and Canadian boards, opens the benched run (its curve must have
+# a point per rated checkpoint) and replays one of its games with the network's policy, and
+# fails on any error the page shows or logs. Screenshots go to the output directory; look at them.
 #
 # Installs what it needs: `chromium` with apt (as root), playwright-core into
 # ${XDG_CACHE_HOME:-~/.cache}/damas-browser. Every process it starts is stopped at the end.
@@ -59,9 +61,13 @@ previous_games = 2
 simulations = 6
 TOML
 "$damas" train --config "$work/tiny.toml" --runs "$work/runs" >"$work/train.log" 2>&1
+# The same config under `damas bench learning`, for a run with a rating curve (a few seconds).
+"$damas" bench learning --config "$work/tiny.toml" --minutes 0.05 --every 0.02 --depths 2 \
+  --games 2 --sims 4 --out "$work/runs/bench" >"$work/bench.log" 2>&1
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-timeout 600 "$damas" serve --listen "127.0.0.1:$port" --runs "$work/runs" >"$work/serve.log" 2>&1 &
+timeout 600 "$damas" serve --listen "127.0.0.1:$port" --runs "$work/runs" \
+  --players alphabeta:depth=1 >"$work/serve.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 100); do
   grep -q "open http" "$work/serve.log" 2>/dev/null && break

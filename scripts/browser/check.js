@@ -37,27 +37,42 @@ async function main() {
 
   await page.goto(url);
   await page.waitForSelector("#play-board g.piece");
-  await page.selectOption("#play-opponent", "alphabeta:depth=2");
+  const api = (route, body) => page.evaluate(async ([route, body]) => {
+    const options = body ? { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) } : {};
+    return (await fetch(route, options)).json();
+  }, [route, body]);
+  const pageMoves = () => page.locator("#play-moves .ply").allTextContents();
 
-  // Play three moves by clicking, the opponent answering each.
-  for (let move = 1; move <= 3; move++) {
-    await page.waitForFunction(() => document.getElementById("play-status").textContent.includes("(you)"), null, { timeout: 30000 });
-    const legal = await page.evaluate(async () => {
-      const state = await (await fetch("/api/state", { method: "POST", headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ variant: "russian", moves: [...document.querySelectorAll("#play-moves .ply")].map((li) => li.textContent) }) })).json();
-      return state.legal;
-    });
-    const chosen = legal[0];
+  // A complete game of Russian by clicks against alpha-beta at depth 1, the human side always
+  // playing its first legal move; the result the page shows must be the server's.
+  await page.selectOption("#play-opponent", "alphabeta:depth=1");
+  await page.click("#play-new");
+  for (let turn = 0; ; turn++) {
+    check(turn < 300, "the game ends");
+    await page.waitForFunction(() => {
+      const status = document.getElementById("play-status").textContent;
+      return status.includes("(you)") || status.startsWith("Game over");
+    }, null, { timeout: 30000 });
+    if ((await page.locator("#play-status").textContent()).startsWith("Game over")) break;
+    const before = (await pageMoves()).length;
+    const state = await api("/api/state", { variant: "russian", moves: await pageMoves() });
+    const chosen = state.legal[0];
     await page.locator(`#play-board g.sq[data-square="${chosen.from}"]`).dispatchEvent("pointerdown");
-    const targets = await page.locator("#play-board circle.target").count();
-    check(targets > 0, "a selected piece shows where it can go");
-    if (move === 1) await shot("play-selected");
+    check(await page.locator("#play-board circle.target").count() > 0, "a selected piece shows where it can go");
+    if (turn === 0) await shot("play-selected");
     await page.locator(`#play-board g.sq[data-square="${chosen.to}"]`).dispatchEvent("pointerdown");
-    await page.waitForFunction((n) => document.querySelectorAll("#play-moves .ply").length >= n, 2 * move, { timeout: 30000 });
+    if (await page.locator("#play-choices").isVisible()) {
+      await page.locator("#play-choices button", { hasText: chosen.text }).first().click();
+    }
+    await page.waitForFunction((n) => document.querySelectorAll("#play-moves .ply").length > n, before, { timeout: 30000 });
   }
   check(await errorShown() === null, `no error while playing: ${await errorShown()}`);
-  const history = await page.locator("#play-moves .ply").allTextContents();
-  check(history.length === 6, `six plies played, got ${history.join(" ")}`);
+  const played = await pageMoves();
+  const final = await api("/api/state", { variant: "russian", moves: played });
+  const shown = await page.locator("#play-status").textContent();
+  check(final.outcome && shown === `Game over: ${final.outcome.text} (${final.outcome.result})`,
+    `the page shows the server's result: "${shown}" against ${JSON.stringify(final.outcome)}`);
+  console.log(`a game of ${played.length} plies by clicks: ${shown}`);
   await shot("play-russian");
 
   // The thinking indicator while a slow opponent searches, and a new game stopping it.
@@ -67,9 +82,38 @@ async function main() {
   await shot("play-thinking");
   await page.waitForFunction(() => document.getElementById("play-status").textContent.includes("(you)"), null, { timeout: 30000 });
 
+  // Every piece of the start position drawn where the FEN says, on a numbered and an
+  // algebraic all-squares board.
+  await page.selectOption("#play-side", "white");
+  for (const variant of ["international", "dameo"]) {
+    await page.selectOption("#play-variant", variant);
+    await page.waitForFunction((v) => document.getElementById("play-fen-now").textContent.length > 0 &&
+      document.getElementById("play-summary").textContent.length > 0 &&
+      document.querySelector("#play-board g.sq") !== null, variant);
+    await page.waitForTimeout(300);
+    const info = (await api("/api/variants")).find((v) => v.name === variant);
+    const byName = new Map(info.squares.map((sq) => [sq.name, sq]));
+    const fields = info.start_fen.split(":").slice(1);
+    let expected = 0;
+    for (const field of fields) {
+      const color = field[0] === "W" ? "white" : "black";
+      for (const token of field.slice(1).split(",").filter((t) => t)) {
+        const sq = byName.get(token.replace(/^[KP]/, ""));
+        check(sq, `${variant}: FEN square ${token} is on the board`);
+        const piece = page.locator(`#play-board g.piece[data-square="${sq.square}"]`);
+        check(await piece.count() === 1, `${variant}: a piece on ${token}`);
+        const [x, y, cls] = await Promise.all([piece.getAttribute("data-x"), piece.getAttribute("data-y"), piece.getAttribute("class")]);
+        check(Number(x) === sq.column * 60 + 30 && Number(y) === sq.row * 60 + 30, `${variant}: ${token} drawn at row ${sq.row}, column ${sq.column}`);
+        check(cls.includes(color), `${variant}: ${token} is ${color}`);
+        expected++;
+      }
+    }
+    check(await page.locator("#play-board g.piece").count() === expected, `${variant}: ${expected} pieces drawn`);
+    await shot(`board-${variant}`);
+  }
+
   // Boards of other geometries.
-  for (const variant of ["international", "turkish", "parachute", "alquerque", "canadian"]) {
-    await page.selectOption("#play-side", "white");
+  for (const variant of ["turkish", "parachute", "alquerque", "canadian"]) {
     await page.selectOption("#play-variant", variant);
     await page.waitForFunction((v) => document.getElementById("play-summary").textContent.length > 0 &&
       document.querySelectorAll("#play-board g.sq").length > 0, variant);
@@ -87,9 +131,14 @@ async function main() {
   // The run's page, its curve and its games.
   await page.click("button[data-view=runs]");
   await page.waitForSelector("#runs-table tbody tr");
-  await page.click("#runs-table tbody tr");
-  await page.waitForSelector("#run-losses polyline");
+  await page.locator("#runs-table tbody tr", { hasText: "bench/tiny" }).click();
+  await page.waitForSelector("#run-losses polyline", { state: "attached" });
+  await page.waitForSelector("#run-rating polyline", { state: "attached" });
   await page.waitForSelector("#run-games li");
+  const run = await api("/api/run?name=bench%2Ftiny");
+  check(run.curve && run.curve.points.length > 0, "the benched run has a curve");
+  const drawn = (await page.locator("#run-rating polyline").first().getAttribute("points")).trim().split(/\s+/).length;
+  check(drawn === run.curve.points.length, `the curve has ${drawn} points, the run ${run.curve.points.length} rated checkpoints`);
   await shot("runs");
 
   // A game of the run in the replay view, stepped with the keyboard, with the network's view.

@@ -79,6 +79,7 @@ function drawBoard(svg, variant, pieces, options = {}) {
     }
   }
   const lastSquares = new Set(options.last ? [options.last.from, ...options.last.path] : []);
+  const captured = new Set(options.last ? options.last.captured : []);
   const targets = new Set(options.targets || []);
   const marks = new Set(options.marks || []);
   for (const info of variant.squares) {
@@ -104,7 +105,14 @@ function drawBoard(svg, variant, pieces, options = {}) {
   for (const piece of pieces) {
     const info = bySquare.get(piece.square);
     if (!info) continue;
-    drawPiece(svg, place(info), piece);
+    drawPiece(svg, place(info), piece, info.square);
+  }
+  for (const square of captured) {
+    // Where the last move took a piece: a red cross on the emptied square.
+    const { x, y } = place(bySquare.get(square));
+    const d = CELL * 0.2;
+    el("path", { class: "captured", d: `M ${x - d} ${y - d} L ${x + d} ${y + d} M ${x + d} ${y - d} L ${x - d} ${y + d}`,
+      stroke: "#d32f2f", "stroke-width": 5, "stroke-linecap": "round", "pointer-events": "none" }, svg);
   }
   for (const square of targets) {
     const { x, y } = place(bySquare.get(square));
@@ -116,11 +124,12 @@ function drawBoard(svg, variant, pieces, options = {}) {
   }
 }
 
-function drawPiece(svg, { x, y }, piece) {
+function drawPiece(svg, { x, y }, piece, square) {
   const white = piece.color === "white";
   const fill = white ? "#f8f4ea" : "#1d1d1d";
   const edge = white ? "#555" : "#000";
-  const g = el("g", { class: `piece ${piece.color} ${piece.kind}`, "pointer-events": "none" }, svg);
+  const g = el("g", { class: `piece ${piece.color} ${piece.kind}`, "data-square": square,
+    "data-x": x, "data-y": y, "pointer-events": "none" }, svg);
   const r = CELL * 0.38;
   if (piece.kind === "parachutist") {
     // A parachutist: a square-cornered piece with a canopy, told apart from men and kings.
@@ -164,7 +173,7 @@ function renderMoveList(container, texts, current, onClick) {
 
 const play = {
   variant: null, fen: null, moves: [], state: null, selected: null, thinking: null,
-  gameId: null, dragFrom: null,
+  gameId: null, dragFrom: null, flipped: false,
 };
 
 function opponentsFor(variantName) {
@@ -218,7 +227,7 @@ function renderPlay() {
     state.legal.filter((m) => m.from === play.selected).map((m) => m.to) : [];
   const movable = mine ? [...new Set(state.legal.map((m) => m.from))] : [];
   drawBoard($("play-board"), variant, state.pieces, {
-    flip: humanSide() === "black",
+    flip: (humanSide() === "black") !== play.flipped,
     selected: play.selected, targets, last: state.last,
     marks: play.selected === null ? movable.filter(() => state.legal.some((m) => m.captured.length > 0)) : [],
     onSquare: onPlaySquare,
@@ -232,6 +241,18 @@ function renderPlay() {
   renderMoveList(list, state.history, state.history.length, null);
   list.scrollTop = list.scrollHeight;
   $("play-fen-now").textContent = state.fen;
+  $("play-counters").textContent = state.draw_counters.length ?
+    "Draw counters: " + state.draw_counters.map((c) => `${c.rule} ${c.count} of ${c.limit}`).join(" · ") : "";
+}
+
+async function copyText(text, what) {
+  try {
+    await navigator.clipboard.writeText(text);
+    $("play-status").title = `${what} copied`;
+  } catch (_) {
+    // No clipboard (an address that is not this machine's): show it to copy by hand.
+    window.prompt(`${what}:`, text);
+  }
 }
 
 function onPlaySquare(square, kind) {
@@ -388,6 +409,12 @@ function renderRating(data) {
   note.textContent = "From each generation's evaluation (eval.json): Elo against the run's alpha-beta baseline, 95% intervals; scores of 0% or 100% are left out. Run damas bench learning for a curve on the stored ladder.";
 }
 
+// A tick label with as many decimals as a quarter of the axis' range needs.
+function tick(value, range) {
+  const decimals = Math.max(0, Math.min(4, Math.ceil(-Math.log10(Math.abs(range) / 4 || 1)) + 1));
+  return value.toFixed(decimals);
+}
+
 // A line chart in SVG: series of [x, y, low?, high?] points, optional horizontal levels.
 function lineChart(svg, series, axes) {
   svg.replaceChildren();
@@ -413,10 +440,10 @@ function lineChart(svg, series, axes) {
     const y = y0 + (y1 - y0) * i / 4;
     el("line", { x1: left, x2: W - right, y1: Y(y), y2: Y(y), stroke: "#eee" }, svg);
     const t = el("text", { x: left - 4, y: Y(y) + 4, "text-anchor": "end", "font-size": 11 }, svg);
-    t.textContent = Math.abs(y1 - y0) < 10 ? y.toFixed(2) : Math.round(y);
+    t.textContent = tick(y, y1 - y0);
     const x = x0 + (x1 - x0) * i / 4;
     const u = el("text", { x: X(x), y: H - bottom + 14, "text-anchor": "middle", "font-size": 11 }, svg);
-    u.textContent = Math.abs(x1 - x0) < 10 ? x.toFixed(1) : Math.round(x);
+    u.textContent = tick(x, x1 - x0);
   }
   const xl = el("text", { x: (left + W - right) / 2, y: H - 4, "text-anchor": "middle", "font-size": 12 }, svg);
   xl.textContent = axes.x;
@@ -592,6 +619,9 @@ async function start() {
   $("play-opponent").addEventListener("change", () => { if (play.state && !play.state.outcome && play.state.turn !== humanSide() && !play.thinking) think(); });
   $("play-new").addEventListener("click", newGame);
   $("play-undo").addEventListener("click", takeBack);
+  $("play-flip").addEventListener("click", () => { play.flipped = !play.flipped; renderPlay(); });
+  $("play-copy-fen").addEventListener("click", () => play.state && copyText(play.state.fen, "FEN"));
+  $("play-copy-pdn").addEventListener("click", () => play.state && copyText(play.state.pdn, "PDN"));
   $("replay-load").addEventListener("click", loadReplay);
   $("replay-variant").addEventListener("change", () => { replay.variant = $("replay-variant").value; fillNets(); });
   $("replay-game").addEventListener("change", (e) => chooseGame(Number(e.target.value)));

@@ -5,7 +5,7 @@ use crate::error::ApiError;
 use damas_rules::notation::{landing_squares, pdn, sorted_legal_moves, square_name};
 use damas_rules::{
     Bits, Color, Game, Geometry, Kind, Move, Position, Rules, Variant, VariantVisitor, parse_fen,
-    parse_move, to_fen,
+    parse_move, to_fen, write_game_with_outcome,
 };
 use serde::{Deserialize, Serialize};
 
@@ -211,6 +211,17 @@ pub struct OutcomeInfo {
     pub text: String,
 }
 
+/// One of the variant's draw counters where the game stands.
+#[derive(Clone, Debug, Serialize)]
+pub struct DrawCounter {
+    /// What it counts.
+    pub rule: &'static str,
+    /// How far it has run.
+    pub count: u32,
+    /// Where it draws the game.
+    pub limit: u32,
+}
+
 /// A game's state: what the page draws and what it may play next.
 #[derive(Clone, Debug, Serialize)]
 pub struct GameState {
@@ -232,6 +243,11 @@ pub struct GameState {
     pub last: Option<MoveInfo>,
     /// The result, once the game is over.
     pub outcome: Option<OutcomeInfo>,
+    /// The variant's draw counters (repetitions, king moves, moves without a capture) as the
+    /// rules count them; endgame rules are not listed.
+    pub draw_counters: Vec<DrawCounter>,
+    /// The game as PDN, its result included once it is over.
+    pub pdn: String,
 }
 
 fn color_name(color: Color) -> &'static str {
@@ -303,7 +319,32 @@ pub fn game_state<V: Rules>(replayed: &Replayed<V>) -> GameState {
         }
         move_info::<V>(before.position(), mv, &before.legal_moves())
     });
+    let rules = V::DRAW;
+    let progress = game.draw_progress();
+    let draw_counters = [
+        (
+            "occurrences of the position",
+            progress.repeats + 1,
+            rules.repetitions,
+        ),
+        (
+            "plies of king moves",
+            progress.king_move_plies,
+            rules.king_move_plies,
+        ),
+        (
+            "plies without a capture",
+            progress.plies_without_capture,
+            rules.no_capture_plies,
+        ),
+    ]
+    .into_iter()
+    .filter(|&(_, _, limit)| limit > 0)
+    .map(|(rule, count, limit)| DrawCounter { rule, count, limit })
+    .collect();
     GameState {
+        draw_counters,
+        pdn: write_game_with_outcome(game, &[("Event", "damas serve")], outcome),
         variant: V::NAME,
         fen: to_fen::<V>(&position),
         turn: color_name(position.turn()),
