@@ -135,6 +135,7 @@ async function main() {
   await page.waitForSelector("#run-losses polyline", { state: "attached" });
   await page.waitForSelector("#run-rating polyline", { state: "attached" });
   await page.waitForSelector("#run-games li");
+  await page.waitForSelector("#run-eval-games li");
   const run = await api("/api/run?name=bench%2Ftiny");
   check(run.curve && run.curve.points.length > 0, "the benched run has a curve");
   const drawn = (await page.locator("#run-rating polyline").first().getAttribute("points")).trim().split(/\s+/).length;
@@ -142,7 +143,7 @@ async function main() {
   await shot("runs");
 
   // A game of the run in the replay view, stepped with the keyboard, with the network's view.
-  await page.click("#run-games li");
+  await page.click("#run-eval-games li");
   await page.waitForFunction(() => !document.getElementById("view-replay").hidden && document.querySelectorAll("#replay-moves .ply").length > 0);
   await page.locator("body").click({ position: { x: 5, y: 500 } });
   for (let i = 0; i < 7; i++) await page.keyboard.press("ArrowRight");

@@ -18,8 +18,8 @@ pub struct Args {
     #[arg(long)]
     runs: Option<PathBuf>,
     /// Players offered in the Play view besides alpha-beta at depths 2, 4, 6, at 1 s a move,
-    /// and random: `net:PATH[,sims=N|time=SECONDS]`, `alphabeta:...`. Outside engines
-    /// (`hub:`, `dxp:`) are refused.
+    /// and random: `net:PATH[,sims=N|time=SECONDS]`, `alphabeta:...`, outside engines
+    /// (`hub:"COMMAND"`, `dxp:HOST:PORT`). The page can choose only these.
     #[arg(long, num_args = 1..)]
     players: Vec<PlayerSpec>,
     /// Searches running at once over every page; more wait their turn.

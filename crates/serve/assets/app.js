@@ -379,13 +379,14 @@ function renderRun(data) {
     { name: "value loss", color: "#b3261e", points: rows.map((g) => [g.generation, g.metrics.value_loss]) },
   ], { x: "generation", y: "loss" });
   renderTime(data.generations);
-  const games = $("run-games");
-  games.replaceChildren(...data.games.map((file) => {
-    const li = document.createElement("li");
-    li.textContent = file;
-    li.addEventListener("click", () => openRunGame(s.name, file, s.variant));
-    return li;
-  }));
+  for (const [list, files] of [[$("run-games"), data.games], [$("run-eval-games"), data.evaluation_games]]) {
+    list.replaceChildren(...files.map((file) => {
+      const li = document.createElement("li");
+      li.textContent = file;
+      li.addEventListener("click", () => openRunGame(s.name, file, s.variant));
+      return li;
+    }));
+  }
 }
 
 function renderRating(data) {

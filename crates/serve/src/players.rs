@@ -30,10 +30,6 @@ pub const DEFAULT_PLAYERS: &[&str] = &[
 /// Why the server's players cannot be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum RosterError {
-    /// An outside engine: the browser could make the server start programs or open
-    /// connections with it, so the server does not offer it.
-    #[error("player `{0}`: outside engines (hub:, dxp:) are not offered in the browser")]
-    OutsideEngine(String),
     /// A network whose file does not open.
     #[error("player `{spec}`")]
     Model {
@@ -64,8 +60,8 @@ pub struct Roster {
 }
 
 impl Roster {
-    /// The roster of `specs` plus [`DEFAULT_PLAYERS`]: outside engines are refused, networks
-    /// opened once to learn their variant.
+    /// The roster of `specs` plus [`DEFAULT_PLAYERS`], networks opened once to learn their
+    /// variant.
     pub fn new(specs: &[PlayerSpec]) -> Result<Self, RosterError> {
         let mut configured: Vec<(PlayerSpec, Option<Variant>)> = Vec::new();
         let defaults = DEFAULT_PLAYERS.iter().map(|text| {
@@ -76,10 +72,9 @@ impl Roster {
             if configured.iter().any(|(known, _)| *known == spec) {
                 continue;
             }
+            // Outside engines (`hub:`, `dxp:`) are offered as the operator named them: the
+            // browser can choose them, never name another command or address.
             let variant = match &spec {
-                PlayerSpec::Hub(_) | PlayerSpec::Dxp(_) => {
-                    return Err(RosterError::OutsideEngine(spec.to_string()));
-                }
                 PlayerSpec::Net { path, .. } => Some(model_variant(Path::new(path)).map_err(
                     |source| RosterError::Model {
                         spec: spec.to_string(),

@@ -88,8 +88,10 @@ pub struct RunData {
     pub generations: Vec<GenerationRow>,
     /// The learning curve `damas bench learning` wrote for it, if any.
     pub curve: Option<Value>,
-    /// Its game files, newest first (at most [`LISTED_GAMES`]).
+    /// Its self-play game files, newest first (at most [`LISTED_GAMES`]).
     pub games: Vec<String>,
+    /// Its evaluations' game files (`eval-NNNNNN.pdn`, one per generation), newest first.
+    pub evaluation_games: Vec<String>,
 }
 
 impl Runs {
@@ -201,7 +203,8 @@ impl Runs {
             config: fs::read_to_string(dir.join("config.toml")).ok(),
             generations: rows,
             curve: curve_of(&dir, &summary.name),
-            games: game_files(&dir),
+            games: names(game_files(&dir)),
+            evaluation_games: names(evaluation_files(&dir, &summary.generations)),
             summary,
         })
     }
@@ -211,10 +214,12 @@ impl Runs {
         let summary = self.find(name)?;
         let not_found =
             || ApiError::not_found(format!("game file `{file}` of run `{name}`: not listed"));
-        if !game_files(&summary.dir).iter().any(|listed| listed == file) {
-            return Err(not_found());
-        }
-        let path = summary.dir.join("games").join(file);
+        let path = game_files(&summary.dir)
+            .into_iter()
+            .chain(evaluation_files(&summary.dir, &summary.generations))
+            .find(|(listed, _)| listed == file)
+            .map(|(_, path)| path)
+            .ok_or_else(not_found)?;
         let meta = fs::symlink_metadata(&path).map_err(|_| not_found())?;
         if !meta.is_file() || !self.inside(&path) {
             return Err(not_found());
@@ -252,20 +257,42 @@ fn generations(run: &Path) -> Vec<u32> {
     found
 }
 
-/// The run's `.pdn` files in `games/`, newest first by name (the run numbers them).
-fn game_files(run: &Path) -> Vec<String> {
+/// A listing's names.
+fn names(files: Vec<(String, PathBuf)>) -> Vec<String> {
+    files.into_iter().map(|(name, _)| name).collect()
+}
+
+/// The run's self-play `.pdn` files in `games/`, newest first by name (the run numbers them):
+/// (name, path).
+fn game_files(run: &Path) -> Vec<(String, PathBuf)> {
     let Ok(entries) = fs::read_dir(run.join("games")) else {
         return Vec::new();
     };
-    let mut files: Vec<String> = entries
+    let mut files: Vec<(String, PathBuf)> = entries
         .flatten()
         .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
-        .filter_map(|entry| entry.file_name().into_string().ok())
-        .filter(|name| name.ends_with(".pdn") && !name.starts_with('.'))
+        .filter_map(|entry| Some((entry.file_name().into_string().ok()?, entry.path())))
+        .filter(|(name, _)| name.ends_with(".pdn") && !name.starts_with('.'))
         .collect();
-    files.sort_unstable_by(|a, b| b.cmp(a));
+    files.sort_unstable_by(|a, b| b.0.cmp(&a.0));
     files.truncate(LISTED_GAMES);
     files
+}
+
+/// The evaluations' games (`checkpoints/N/eval.pdn`), newest first, named `eval-N.pdn`.
+fn evaluation_files(run: &Path, generations: &[u32]) -> Vec<(String, PathBuf)> {
+    generations
+        .iter()
+        .rev()
+        .map(|&g| {
+            (
+                format!("eval-{g:06}.pdn"),
+                checkpoint_dir(run, g).join("eval.pdn"),
+            )
+        })
+        .filter(|(_, path)| path.is_file())
+        .take(LISTED_GAMES)
+        .collect()
 }
 
 /// `curve.json` beside the run (as `damas bench learning` writes it, one level up and labelled

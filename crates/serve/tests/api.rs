@@ -261,11 +261,25 @@ fn a_search_answers_a_legal_move_and_only_listed_players_play() {
 }
 
 #[test]
-fn outside_engines_are_not_offered() {
-    let error = Server::new(&options(None, &["hub:\"scan hub\""]))
-        .err()
-        .expect("a hub player is refused");
-    assert!(error.to_string().contains("outside engines"), "{error}");
+fn an_outside_engine_that_fails_is_an_error_and_the_server_goes_on() {
+    let server = server(None, &["hub:\"no-such-engine-here --hub\""]);
+    let (status, answer) = call(
+        &server,
+        "POST",
+        "/api/think",
+        Some(
+            json!({"game": {"variant": "international"}, "player": "hub:\"no-such-engine-here --hub\""}),
+        ),
+    );
+    assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{answer}");
+    assert!(error_of(&answer).contains("the player failed"), "{answer}");
+    let (status, _) = call(
+        &server,
+        "POST",
+        "/api/state",
+        Some(json!({"variant": "international"})),
+    );
+    assert_eq!(status, StatusCode::OK);
 }
 
 fn tiny_config(dir: &Path) -> PathBuf {
@@ -340,17 +354,22 @@ fn runs_are_read_while_a_run_writes_them_and_their_games_replay() {
         "{data}"
     );
     assert!(data["generations"][3]["time"]["selfplay"].is_number());
-    let file = data["games"][0].as_str().unwrap().to_string();
-    let (status, games) = call(
-        &server,
-        "GET",
-        &format!("/api/run/game?name=tiny&file={file}"),
-        None,
+    assert_eq!(
+        data["evaluation_games"],
+        json!(["eval-000003.pdn", "eval-000002.pdn", "eval-000001.pdn"])
     );
-    assert_eq!(status, StatusCode::OK, "{games}");
-    for game in games.as_array().unwrap() {
-        let moves = game["moves"].as_array().unwrap().len();
-        assert_eq!(game["positions"].as_array().unwrap().len(), moves + 1);
+    for file in [&data["games"][0], &data["evaluation_games"][0]] {
+        let (status, games) = call(
+            &server,
+            "GET",
+            &format!("/api/run/game?name=tiny&file={}", file.as_str().unwrap()),
+            None,
+        );
+        assert_eq!(status, StatusCode::OK, "{games}");
+        for game in games.as_array().unwrap() {
+            let moves = game["moves"].as_array().unwrap().len();
+            assert_eq!(game["positions"].as_array().unwrap().len(), moves + 1);
+        }
     }
 
     // The run's newest checkpoint is a player, and a network shows its policy.

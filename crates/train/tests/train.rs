@@ -81,9 +81,19 @@ fn two_generations_then_a_resume() {
             "meta.json",
             "config.toml",
             "eval.json",
+            "eval.pdn",
         ] {
             assert!(checkpoint.join(file).exists(), "{dir}/{file}");
         }
+        // The evaluation's games are kept: 2 against the baseline, 2 against the previous.
+        let pdn = std::fs::read_to_string(checkpoint.join("eval.pdn")).unwrap();
+        let games = damas_rules::read_games::<damas_rules::variants::Russian>(&pdn).unwrap();
+        assert_eq!(games.len(), 4, "{dir}/eval.pdn");
+        assert!(
+            games
+                .iter()
+                .all(|g| g.result.is_some() && g.tag("Event").is_some())
+        );
     }
     let meta: serde_json::Value =
         serde_json::from_slice(&std::fs::read(root.join("checkpoints/000002/meta.json")).unwrap())

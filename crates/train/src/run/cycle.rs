@@ -171,7 +171,7 @@ impl<V: Rules> Run<'_, V> {
             final_vs_first: None,
         };
         if self.config.evaluation.final_games > 0 && generation > 0 {
-            let wdl = self.net_match(
+            let (wdl, _) = self.net_match(
                 generation,
                 0,
                 self.config.evaluation.final_games,
@@ -215,6 +215,7 @@ impl<V: Rules> Run<'_, V> {
         }
         let dir = self.paths.checkpoint(generation);
         let mut files: Vec<PathBuf> = [
+            dir.join("eval.pdn"),
             dir.join("eval.json"),
             dir.join("time.json"),
             self.paths.root.join("best"),

@@ -1,4 +1,6 @@
 //! A generation's evaluation: matches against the baseline and the previous network, gating.
+//! Its games are kept beside its results (`checkpoints/N/eval.pdn`, written before
+//! `eval.json`), so that they can be replayed.
 
 use super::error::io_error;
 use super::records::Evaluation;
@@ -11,7 +13,7 @@ use damas_engine::Limits;
 use damas_mcts::Evaluator;
 use damas_models::Model;
 use damas_nn::write_atomically;
-use damas_rules::Rules;
+use damas_rules::{Rules, write_game_with_outcome};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -25,17 +27,22 @@ impl<V: Rules> Run<'_, V> {
         Ok(model.evaluator())
     }
 
-    /// A match between two checkpoints under MCTS; results for the first.
+    /// A match between two checkpoints under MCTS; results for the first, and the games as
+    /// PDN.
     pub(super) fn net_match(
         &mut self,
         first: u32,
         second: u32,
         games: u32,
         what: &str,
-    ) -> Result<Wdl, RunError> {
+    ) -> Result<(Wdl, String), RunError> {
         let a = self.mcts_factory(first)?;
         let b = self.mcts_factory(second)?;
-        Ok(self.play(&*a, &*b, games, what))
+        let names = [
+            format!("generation {first}"),
+            format!("generation {second}"),
+        ];
+        Ok(self.play(&*a, &*b, games, what, &names))
     }
 
     /// The search the network players of the evaluation use (and the checkpoints carry).
@@ -57,14 +64,18 @@ impl<V: Rules> Run<'_, V> {
         ))
     }
 
+    /// A match of `games` games between two players named `names`: results for the first,
+    /// and the games as PDN (the match's name as their event).
     pub(super) fn play(
         &mut self,
         first: PlayerFactory<'_, V>,
         second: PlayerFactory<'_, V>,
         games: u32,
         what: &str,
-    ) -> Wdl {
+        names: &[String; 2],
+    ) -> (Wdl, String) {
         let mut total = Wdl::default();
+        let mut pdn = String::new();
         self.progress.start(what, u64::from(games));
         let rules = GameRules {
             max_plies: self.config.selfplay.max_plies,
@@ -82,6 +93,23 @@ impl<V: Rules> Run<'_, V> {
             self.config.seed,
             |game| {
                 total += game.first_result();
+                let (white, black) = if game.first_is_white {
+                    (&names[0], &names[1])
+                } else {
+                    (&names[1], &names[0])
+                };
+                let round = (game.index + 1).to_string();
+                pdn.push_str(&write_game_with_outcome(
+                    &game.played.game,
+                    &[
+                        ("Event", what),
+                        ("Round", &round),
+                        ("White", white),
+                        ("Black", black),
+                    ],
+                    Some(game.played.outcome),
+                ));
+                pdn.push('\n');
                 progress.update(
                     u64::from(total.games()),
                     &format!(
@@ -96,12 +124,13 @@ impl<V: Rules> Run<'_, V> {
             },
         );
         self.progress.finish();
-        total
+        (total, pdn)
     }
 
     pub(super) fn evaluate(&mut self, generation: u32) -> Result<Evaluation, RunError> {
         let evaluation_config = self.config.evaluation.clone();
         let mut evaluation = Evaluation::default();
+        let mut games = String::new();
         let step = u64::from(generation);
         if evaluation_config.baseline_games > 0 {
             let net = self.mcts_factory(generation)?;
@@ -110,12 +139,18 @@ impl<V: Rules> Run<'_, V> {
                 Box::new(AlphaBetaPlayer::<V>::new(Limits::depth(depth), seed))
                     as Box<dyn Player<V>>
             };
-            let wdl = self.play(
+            let names = [
+                format!("generation {generation}"),
+                format!("alphabeta:depth={depth}"),
+            ];
+            let (wdl, pdn) = self.play(
                 &*net,
                 &baseline,
                 evaluation_config.baseline_games,
                 "vs baseline",
+                &names,
             );
+            games.push_str(&pdn);
             let elo = elo_estimate(wdl);
             self.board
                 .scalar("eval/score_vs_baseline", wdl.score(), step);
@@ -125,12 +160,13 @@ impl<V: Rules> Run<'_, V> {
         }
         let current = self.self_play_generation(generation - 1);
         if evaluation_config.previous_games > 0 {
-            let wdl = self.net_match(
+            let (wdl, pdn) = self.net_match(
                 generation,
                 current,
                 evaluation_config.previous_games,
                 "vs previous",
             )?;
+            games.push_str(&pdn);
             let elo = elo_estimate(wdl);
             self.board
                 .scalar("eval/score_vs_previous", wdl.score(), step);
@@ -150,6 +186,10 @@ impl<V: Rules> Run<'_, V> {
             };
             let path = self.paths.root.join("best");
             write_atomically(&path, format!("{best}\n").as_bytes()).map_err(io_error(&path))?;
+        }
+        if !games.is_empty() {
+            let path = self.paths.checkpoint(generation).join("eval.pdn");
+            write_atomically(&path, games.as_bytes()).map_err(io_error(&path))?;
         }
         let path = self.paths.checkpoint(generation).join("eval.json");
         let text = serde_json::to_string_pretty(&evaluation).expect("serializable");

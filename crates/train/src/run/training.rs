@@ -193,7 +193,11 @@ impl<V: Rules> Run<'_, V> {
             let new = self.mcts_factory_at(&dir)?;
             let old = self.mcts_factory(generation - 1)?;
             let what = format!("{name} candidate vs {}x{}", size.blocks, size.channels);
-            let wdl = self.play(&*new, &*old, growth.gate_games, &what);
+            let names = [
+                format!("{name} candidate"),
+                format!("generation {}", generation - 1),
+            ];
+            let (wdl, _) = self.play(&*new, &*old, growth.gate_games, &what, &names);
             self.board
                 .scalar("growth/candidate_score", wdl.score(), u64::from(generation));
             Some(wdl.score())
