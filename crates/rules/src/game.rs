@@ -235,6 +235,18 @@ impl<V: Rules> Game<V> {
         )
     }
 
+    /// A running endgame move limit: (plies played under it, plies it allows), if one of the
+    /// variant's limited endings is on the board and its count has started.
+    pub fn endgame_count(&self) -> Option<(u32, u32)> {
+        self.endgame_deadline.map(|(deadline, moves)| {
+            let allowed = 2 * moves;
+            (
+                allowed - deadline.saturating_sub(self.ply()).min(allowed),
+                allowed,
+            )
+        })
+    }
+
     /// Plays up to `plies` pseudo-random legal moves, stopping early if the game ends. The same
     /// seed always gives the same moves: a fixed way to reach varied openings and middle games
     /// for benchmarks, tests and matches.

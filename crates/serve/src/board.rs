@@ -243,8 +243,8 @@ pub struct GameState {
     pub last: Option<MoveInfo>,
     /// The result, once the game is over.
     pub outcome: Option<OutcomeInfo>,
-    /// The variant's draw counters (repetitions, king moves, moves without a capture) as the
-    /// rules count them; endgame rules are not listed.
+    /// The variant's draw counters (repetitions, king moves, moves without a capture, a limited
+    /// ending once its count runs) as the rules count them.
     pub draw_counters: Vec<DrawCounter>,
     /// The game as PDN, its result included once it is over.
     pub pdn: String,
@@ -339,6 +339,10 @@ pub fn game_state<V: Rules>(replayed: &Replayed<V>) -> GameState {
         ),
     ]
     .into_iter()
+    .chain(
+        game.endgame_count()
+            .map(|(count, limit)| ("plies of the limited ending", count, limit)),
+    )
     .filter(|&(_, _, limit)| limit > 0)
     .map(|(rule, count, limit)| DrawCounter { rule, count, limit })
     .collect();

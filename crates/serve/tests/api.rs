@@ -198,6 +198,47 @@ fn a_legal_move_is_played_and_bad_input_is_refused_by_name() {
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
+/// A limited ending's count is shown from its first ply: International's three kings against a
+/// lone king (FMJD: 16 moves each).
+#[test]
+fn a_limited_endings_count_is_among_the_draw_counters() {
+    let server = server(None, &[]);
+    let fen = "W:WK46,K47,K48:BK5";
+    let ending = |state: &Value| {
+        state["draw_counters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["rule"] == "plies of the limited ending")
+            .cloned()
+    };
+    let (status, start) = call(
+        &server,
+        "POST",
+        "/api/state",
+        Some(json!({"variant": "international", "fen": fen})),
+    );
+    assert_eq!(status, StatusCode::OK, "{start}");
+    let counter = ending(&start).expect("the ending's count runs");
+    assert_eq!(counter["count"], 0);
+    assert_eq!(counter["limit"], 32);
+    let first = start["legal"][0]["text"].clone();
+    let (_, after) = call(
+        &server,
+        "POST",
+        "/api/state",
+        Some(json!({"variant": "international", "fen": fen, "moves": [first]})),
+    );
+    assert_eq!(ending(&after).unwrap()["count"], 1);
+    let (_, opening) = call(
+        &server,
+        "POST",
+        "/api/state",
+        Some(json!({"variant": "international"})),
+    );
+    assert!(ending(&opening).is_none());
+}
+
 #[test]
 fn a_search_answers_a_legal_move_and_only_listed_players_play() {
     let server = server(None, &[]);
