@@ -225,11 +225,13 @@ function renderPlay() {
   const mine = !state.outcome && state.turn === humanSide() && !play.thinking;
   const targets = mine && play.selected !== null ?
     state.legal.filter((m) => m.from === play.selected).map((m) => m.to) : [];
-  const movable = mine ? [...new Set(state.legal.map((m) => m.from))] : [];
+  // When a capture is due, the pieces that can move are ringed.
+  const mustCapture = mine && state.legal.some((m) => m.captured.length > 0);
+  const movable = mustCapture ? [...new Set(state.legal.map((m) => m.from))] : [];
   drawBoard($("play-board"), variant, state.pieces, {
     flip: (humanSide() === "black") !== play.flipped,
     selected: play.selected, targets, last: state.last,
-    marks: play.selected === null ? movable.filter(() => state.legal.some((m) => m.captured.length > 0)) : [],
+    marks: play.selected === null ? movable : [],
     onSquare: onPlaySquare,
   });
   const status = $("play-status");

@@ -86,7 +86,6 @@ async fn variants(State(server): State<Arc<Server>>) -> impl IntoResponse {
 }
 
 async fn players(State(server): State<Arc<Server>>) -> Reply<Vec<crate::players::PlayerInfo>> {
-    let server = Arc::clone(&server);
     blocking(move || Ok(server.roster.list(server.runs.as_ref())))
         .await
         .map(Json)

@@ -4,8 +4,8 @@
 use crate::error::ApiError;
 use damas_rules::notation::{landing_squares, pdn, sorted_legal_moves, square_name};
 use damas_rules::{
-    Bits, Color, Game, Geometry, Kind, Move, Position, Rules, Variant, VariantVisitor, parse_fen,
-    parse_move, to_fen, write_game_with_outcome,
+    Bits, Color, Game, Geometry, Kind, Move, Outcome, Position, Rules, Variant, VariantVisitor,
+    parse_fen, parse_move, to_fen, write_game_with_outcome,
 };
 use serde::{Deserialize, Serialize};
 
@@ -142,6 +142,18 @@ pub struct Replayed<V: Rules> {
     pub game: Game<V>,
     /// The moves in PDN.
     pub history: Vec<String>,
+    /// The last move played, described from the position before it.
+    pub last: Option<MoveInfo>,
+}
+
+impl<V: Rules> Replayed<V> {
+    /// Plays `mv`, legal in the game, keeping the history and the last move.
+    pub fn play(&mut self, mv: &Move<V::Geometry>) {
+        let info = move_info::<V>(self.game.position(), mv, &self.game.legal_moves());
+        self.game.play(mv);
+        self.history.push(info.text.clone());
+        self.last = Some(info);
+    }
 }
 
 /// Replays `request` for variant `V`: the start parsed, every move checked against the rules.
@@ -157,9 +169,13 @@ pub fn replay<V: Rules>(request: &GameRequest) -> Result<Replayed<V>, ApiError> 
             .map_err(|error| ApiError::bad_request(format!("fen `{fen}`: {error}")))?,
         None => Position::initial::<V>(),
     };
-    let mut game = Game::<V>::from_position(start);
-    let mut history = Vec::with_capacity(request.moves.len());
+    let mut replayed = Replayed {
+        game: Game::<V>::from_position(start),
+        history: Vec::with_capacity(request.moves.len()),
+        last: None,
+    };
     for (ply, text) in request.moves.iter().enumerate() {
+        let game = &mut replayed.game;
         if let Some(outcome) = game.outcome() {
             return Err(ApiError::bad_request(format!(
                 "move {} `{text}`: the game is already over ({outcome})",
@@ -170,10 +186,17 @@ pub fn replay<V: Rules>(request: &GameRequest) -> Result<Replayed<V>, ApiError> 
         let mv = parse_move::<V>(&position, text).map_err(|error| {
             ApiError::bad_request(format!("move {} `{text}`: {error}", ply + 1))
         })?;
-        history.push(pdn::<V>(&position, &mv, &game.legal_moves()));
-        game.play(&mv);
+        if ply + 1 == request.moves.len() {
+            // Only the last move is shown whole (its landing squares take a route search).
+            replayed.play(&mv);
+        } else {
+            replayed
+                .history
+                .push(pdn::<V>(&position, &mv, &game.legal_moves()));
+            game.play(&mv);
+        }
     }
-    Ok(Replayed { game, history })
+    Ok(replayed)
 }
 
 /// A piece on the board.
@@ -209,6 +232,16 @@ pub struct OutcomeInfo {
     pub result: &'static str,
     /// In words, with the reason.
     pub text: String,
+}
+
+impl OutcomeInfo {
+    /// `outcome` as the page shows it, on a board of geometry `G`.
+    pub fn of<G: Geometry>(outcome: Outcome) -> Self {
+        OutcomeInfo {
+            result: outcome.pdn_result::<G>(),
+            text: outcome.to_string(),
+        }
+    }
 }
 
 /// One of the variant's draw counters where the game stands.
@@ -250,7 +283,8 @@ pub struct GameState {
     pub pdn: String,
 }
 
-fn color_name(color: Color) -> &'static str {
+/// `white` or `black`, as every answer names a side.
+pub fn color_name(color: Color) -> &'static str {
     match color {
         Color::White => "white",
         Color::Black => "black",
@@ -311,14 +345,6 @@ pub fn game_state<V: Rules>(replayed: &Replayed<V>) -> GameState {
             .map(|mv| move_info::<V>(&position, mv, &all))
             .collect()
     };
-    let last = game.moves().last().map(|mv| {
-        let mut before = Game::<V>::from_position(*game.start());
-        let moves = game.moves();
-        for played in &moves[..moves.len() - 1] {
-            before.play(played);
-        }
-        move_info::<V>(before.position(), mv, &before.legal_moves())
-    });
     let rules = V::DRAW;
     let progress = game.draw_progress();
     let draw_counters = [
@@ -356,11 +382,8 @@ pub fn game_state<V: Rules>(replayed: &Replayed<V>) -> GameState {
         pieces: pieces::<V>(&position),
         legal,
         history: replayed.history.clone(),
-        last,
-        outcome: outcome.map(|outcome| OutcomeInfo {
-            result: outcome.pdn_result::<V::Geometry>(),
-            text: outcome.to_string(),
-        }),
+        last: replayed.last.clone(),
+        outcome: outcome.map(OutcomeInfo::of::<V::Geometry>),
     }
 }
 

@@ -3,7 +3,7 @@
 //! Searches run on blocking threads, at most `max_searches` at once and one at a time per game;
 //! a request whose page goes away stops its search.
 
-use crate::board::{GameRequest, GameState, game_state, move_info, parse_variant, replay};
+use crate::board::{GameRequest, GameState, game_state, parse_variant, replay};
 use crate::error::ApiError;
 use crate::runs::Runs;
 use damas_arena::{PlayerSettings, PlayerSpec};
@@ -394,16 +394,12 @@ impl VariantVisitor for Think<'_> {
         if self.cancel.is_cancelled() {
             return Err(ApiError::bad_request("the search was stopped"));
         }
-        let position = *replayed.game.position();
-        let legal = replayed.game.legal_moves();
-        if !legal.contains(&answer.mv) {
+        if !replayed.game.legal_moves().contains(&answer.mv) {
             return Err(ApiError::internal("the player answered an illegal move"));
         }
-        let text = move_info::<V>(&position, &answer.mv, &legal).text;
-        replayed.game.play(&answer.mv);
-        replayed.history.push(text.clone());
+        replayed.play(&answer.mv);
         Ok(ThinkReply {
-            text,
+            text: replayed.history.last().cloned().unwrap_or_default(),
             info: answer.info,
             seconds: started.elapsed().as_secs_f64(),
             state: game_state(&replayed),

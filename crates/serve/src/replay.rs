@@ -1,7 +1,9 @@
 //! Games read from PDN for the Replay view: every position of every game, with the move that
 //! led to it, so that the page steps through them without asking again.
 
-use crate::board::{MoveInfo, OutcomeInfo, PieceInfo, move_info, parse_variant, pieces};
+use crate::board::{
+    MoveInfo, OutcomeInfo, PieceInfo, color_name, move_info, parse_variant, pieces,
+};
 use crate::error::ApiError;
 use damas_rules::{Game, Rules, VariantVisitor, read_games, to_fen};
 use serde::{Deserialize, Serialize};
@@ -70,10 +72,7 @@ pub fn replay_pdn(request: &ReplayRequest) -> Result<Vec<ReplayGame>, ApiError> 
                     let mut game = Game::<V>::from_position(*pdn.game.start());
                     let view = |game: &Game<V>| PositionView {
                         fen: to_fen::<V>(game.position()),
-                        turn: match game.position().turn() {
-                            damas_rules::Color::White => "white",
-                            damas_rules::Color::Black => "black",
-                        },
+                        turn: color_name(game.position().turn()),
                         pieces: pieces::<V>(game.position()),
                     };
                     let mut positions = vec![view(&game)];
@@ -89,10 +88,7 @@ pub fn replay_pdn(request: &ReplayRequest) -> Result<Vec<ReplayGame>, ApiError> 
                         result: pdn.result,
                         moves,
                         positions,
-                        outcome: game.outcome().map(|outcome| OutcomeInfo {
-                            result: outcome.pdn_result::<V::Geometry>(),
-                            text: outcome.to_string(),
-                        }),
+                        outcome: game.outcome().map(OutcomeInfo::of::<V::Geometry>),
                     }
                 })
                 .collect())
