@@ -8,15 +8,8 @@
 # Usage: scripts/bench-serve.sh   (about 30 seconds after the build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet -p damas-cli
-damas="$PWD/target/release/damas"
-work=$(mktemp -d)
-server_pid=""
-cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source scripts/serve-run.sh
+serve_setup
 cat > "$work/small.toml" <<'TOML'
 name = "small"
 variant = "russian"
@@ -31,12 +24,7 @@ baseline_games = 0
 previous_games = 0
 TOML
 "$damas" train --config "$work/small.toml" --runs "$work/runs" >"$work/train.log" 2>&1
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-timeout 300 "$damas" serve --listen "127.0.0.1:$port" --runs "$work/runs" >"$work/serve.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 100); do grep -q "open http" "$work/serve.log" 2>/dev/null && break; sleep 0.1; done
-# The server itself, not the `timeout` that bounds it.
-damas_pid=$(pgrep -P "$server_pid" -x damas)
+serve_start --runs "$work/runs"
 echo "damas serve on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores"
 python3 - "$port" "$damas_pid" <<'PY'
 import http.client, json, statistics, sys, time
