@@ -263,7 +263,11 @@ fn a_search_answers_a_legal_move_and_only_listed_players_play() {
         .collect();
     assert!(legal.contains(&reply["text"].as_str().unwrap()), "{reply}");
     assert_eq!(reply["state"]["ply"], 1);
-    assert!(reply["info"].as_str().unwrap().contains("depth"));
+    // Searched to the depth the player names, no deeper.
+    assert!(
+        reply["info"].as_str().unwrap().starts_with("depth 2,"),
+        "{reply}"
+    );
 
     for player in [
         "net:/etc/passwd",
