@@ -98,6 +98,13 @@ impl<G: Geometry> Position<G> {
         self.turn
     }
 
+    /// The same pieces with `turn` to move.
+    #[inline]
+    pub fn with_turn(mut self, turn: Color) -> Self {
+        self.turn = turn;
+        self
+    }
+
     /// All pieces of `color`, as bits.
     #[inline]
     pub fn pieces(&self, color: Color) -> G::Bits {

@@ -1,0 +1,146 @@
+//! A position's game-theoretic value from the side to move's view, with its distance to the end
+//! of the game, packed in 16 bits for the tables.
+
+use std::fmt;
+
+/// Win, draw or loss for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Wdl {
+    /// The side to move loses with best play.
+    Loss,
+    /// Neither side can force a win (draw counters ignored).
+    Draw,
+    /// The side to move wins with best play.
+    Win,
+}
+
+impl Wdl {
+    /// The value for the other side.
+    pub fn flipped(self) -> Wdl {
+        match self {
+            Wdl::Loss => Wdl::Win,
+            Wdl::Draw => Wdl::Draw,
+            Wdl::Win => Wdl::Loss,
+        }
+    }
+}
+
+impl fmt::Display for Wdl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Wdl::Loss => "loss",
+            Wdl::Draw => "draw",
+            Wdl::Win => "win",
+        })
+    }
+}
+
+/// A table entry: unknown (a draw once the table is solved), no position, or a win or loss in
+/// a number of plies (the plies until the side that loses has no move, with the winner
+/// shortening the game and the loser lengthening it; draw counters ignored).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Value(pub(crate) u16);
+
+impl Value {
+    /// Not decided (after solving: a draw).
+    pub const DRAW: Value = Value(0);
+    /// An index that is no position (two men on one square).
+    pub const INVALID: Value = Value(1);
+    /// Longest distance a value holds.
+    pub const MAX_PLIES: u32 = (u16::MAX as u32 - 3) / 2;
+
+    /// A win in `plies` plies.
+    pub fn win(plies: u32) -> Value {
+        debug_assert!(plies <= Self::MAX_PLIES);
+        Value(2 + 2 * plies as u16 + 1)
+    }
+
+    /// A loss in `plies` plies.
+    pub fn loss(plies: u32) -> Value {
+        debug_assert!(plies <= Self::MAX_PLIES);
+        Value(2 + 2 * plies as u16)
+    }
+
+    /// Whether this is a position's value (not [`Value::INVALID`]).
+    pub fn is_position(self) -> bool {
+        self != Value::INVALID
+    }
+
+    /// Win, draw or loss (`None` for [`Value::INVALID`]).
+    pub fn wdl(self) -> Option<Wdl> {
+        match self.0 {
+            0 => Some(Wdl::Draw),
+            1 => None,
+            v if v & 1 == 1 => Some(Wdl::Win),
+            _ => Some(Wdl::Loss),
+        }
+    }
+
+    /// Plies to the end of the game for a win or loss.
+    pub fn plies(self) -> Option<u32> {
+        (self.0 >= 2).then(|| (self.0 as u32 - 2) / 2)
+    }
+
+    /// The raw 16 bits.
+    pub fn bits(self) -> u16 {
+        self.0
+    }
+
+    /// A value from its raw bits.
+    pub fn from_bits(bits: u16) -> Value {
+        Value(bits)
+    }
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.wdl(), self.plies()) {
+            (None, _) => f.write_str("no position"),
+            (Some(wdl), Some(plies)) => write!(f, "{wdl} in {plies} plies"),
+            (Some(wdl), None) => write!(f, "{wdl}"),
+        }
+    }
+}
+
+/// What a probe answers: the value for the side to move, and plies to the end of the game for
+/// a win or a loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe {
+    /// Win, draw or loss for the side to move.
+    pub wdl: Wdl,
+    /// Plies until the loser has no move, with best play (`None` for a draw).
+    pub plies: Option<u32>,
+}
+
+impl fmt::Display for Probe {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.plies {
+            Some(plies) => write!(f, "{} in {plies} plies", self.wdl),
+            None => write!(f, "{}", self.wdl),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_pack_and_unpack() {
+        assert_eq!(Value::DRAW.wdl(), Some(Wdl::Draw));
+        assert_eq!(Value::INVALID.wdl(), None);
+        for plies in [0, 1, 7, Value::MAX_PLIES] {
+            assert_eq!(Value::win(plies).wdl(), Some(Wdl::Win));
+            assert_eq!(Value::win(plies).plies(), Some(plies));
+            assert_eq!(Value::loss(plies).wdl(), Some(Wdl::Loss));
+            assert_eq!(Value::loss(plies).plies(), Some(plies));
+        }
+        assert_eq!(Value::loss(3).to_string(), "loss in 3 plies");
+    }
+}
