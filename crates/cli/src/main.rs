@@ -6,6 +6,7 @@ mod args;
 mod bench;
 mod board;
 mod dxp;
+mod egdb;
 mod export;
 mod hub;
 mod ladder;
@@ -71,6 +72,8 @@ enum Command {
     Export(export::Args),
     /// Serve the board in the browser: play any variant, watch runs, replay games.
     Serve(serve::Args),
+    /// Endgame databases: build, probe, verify and time them (`damas egdb build|probe|verify|bench`).
+    Egdb(egdb::Args),
 }
 
 fn main() -> ExitCode {
@@ -87,6 +90,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Variants(args) => variants::run(args),
+        Command::Egdb(args) => egdb::run(args),
         Command::Moves(args) => moves::run(args),
         Command::Perft(args) => perft::run(args),
         Command::Play(args) => play::run(args),

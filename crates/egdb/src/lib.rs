@@ -20,6 +20,7 @@
 //! Architecture invariant: the rules crate alone says what a move is; the solver finds
 //! predecessors by unmaking candidates and keeping those whose legal moves lead back.
 
+pub mod bench;
 pub mod build;
 pub mod db;
 pub mod index;

@@ -1,0 +1,79 @@
+//! Probe speed: random positions drawn from the loaded tables, probed through [`Egdb::probe`]
+//! (signature, index, lookup), timed over many probes.
+
+use crate::db::Egdb;
+use crate::value::Wdl;
+use damas_rules::{Color, Position, Rules};
+use std::hint::black_box;
+use std::time::Instant;
+
+/// What a probe benchmark measured.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct ProbeSpeed {
+    /// Distinct positions drawn.
+    pub positions: usize,
+    /// Probes timed.
+    pub probes: u64,
+    /// Nanoseconds per probe.
+    pub nanos_per_probe: f64,
+    /// Of the positions drawn: won, drawn, lost for the side to move.
+    pub wins: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Lost.
+    pub losses: u64,
+}
+
+/// Times `probes` probes of up to 4096 positions drawn at random from every table of `db`.
+pub fn probe_speed<V: Rules>(db: &Egdb<V>, probes: u64) -> ProbeSpeed {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let signatures = db.signatures();
+    let mut positions: Vec<Position<V::Geometry>> = Vec::new();
+    let mut report = ProbeSpeed::default();
+    let mut tries = 0;
+    while positions.len() < 4096 && !signatures.is_empty() && tries < 1_000_000 {
+        tries += 1;
+        let table = db
+            .table(signatures[(next() % signatures.len() as u64) as usize])
+            .expect("listed");
+        let size = table.indexer().size();
+        let turn = if next() & 1 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        if let Some(p) = table.indexer().decode(next() % size, turn) {
+            positions.push(p);
+        }
+    }
+    report.positions = positions.len();
+    if positions.is_empty() {
+        return report;
+    }
+    for p in &positions {
+        match db.probe(p).map(|p| p.wdl) {
+            Some(Wdl::Win) => report.wins += 1,
+            Some(Wdl::Draw) => report.draws += 1,
+            Some(Wdl::Loss) => report.losses += 1,
+            None => {}
+        }
+    }
+    let started = Instant::now();
+    let mut i = 0usize;
+    for _ in 0..probes {
+        black_box(db.probe(black_box(&positions[i])));
+        i += 1;
+        if i == positions.len() {
+            i = 0;
+        }
+    }
+    report.probes = probes;
+    report.nanos_per_probe = started.elapsed().as_nanos() as f64 / probes as f64;
+    report
+}
