@@ -3,6 +3,7 @@
 
 use crate::eval::{Tables, Weights, evaluate};
 use crate::tt::{Bound, Table};
+use damas_egdb::{Egdb, Wdl};
 use damas_rules::{Bits, Game, Geometry, Move, MoveList, Position, Rules, movegen};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,6 +13,9 @@ use std::time::{Duration, Instant};
 pub const MATE: i32 = 30_000;
 /// Scores beyond this are wins or losses in so many plies.
 pub const MATE_BOUND: i32 = MATE - 1_000;
+/// A database win whose distance a draw rule may outrun scores `DATABASE_WIN - plies`: above
+/// every evaluation, below every proven result, shorter wins first.
+pub const DATABASE_WIN: i32 = MATE_BOUND - 1_000;
 /// Deepest ply a search reaches (captures included).
 const MAX_PLY: usize = 128;
 
@@ -102,6 +106,8 @@ pub struct SearchInfo<G: Geometry> {
     pub time: Duration,
     /// The principal variation.
     pub pv: Vec<Move<G>>,
+    /// Positions answered by the endgame database instead of searched.
+    pub database_hits: u64,
 }
 
 /// The move a search chose and what it saw.
@@ -133,6 +139,10 @@ pub struct Searcher<V: Rules> {
     node_limit: u64,
     deadline: Option<Instant>,
     aborted: bool,
+    egdb: Option<Arc<Egdb<V>>>,
+    /// Most pieces of a position the database is probed for (0: no database).
+    egdb_pieces: u32,
+    database_hits: u64,
 }
 
 impl<V: Rules> Searcher<V> {
@@ -153,7 +163,18 @@ impl<V: Rules> Searcher<V> {
             node_limit: u64::MAX,
             deadline: None,
             aborted: false,
+            egdb: None,
+            egdb_pieces: 0,
+            database_hits: 0,
         }
+    }
+
+    /// Probes `egdb` below the root for every position of at most its complete piece count:
+    /// exact scores, no search below them. `None` searches without tables.
+    pub fn set_egdb(&mut self, egdb: Option<Arc<Egdb<V>>>) {
+        self.egdb_pieces = egdb.as_ref().map_or(0, |db| db.complete_pieces());
+        self.egdb = egdb.filter(|_| self.egdb_pieces > 0);
+        self.tt.clear();
     }
 
     /// A flag that stops the running search when set (checked every 1024 nodes). The search does
@@ -179,6 +200,7 @@ impl<V: Rules> Searcher<V> {
         let started = Instant::now();
         self.aborted = false;
         self.nodes = 0;
+        self.database_hits = 0;
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
         self.deadline = limits.budget().map(|budget| started + budget);
         self.tt.new_search();
@@ -201,6 +223,7 @@ impl<V: Rules> Searcher<V> {
                 nodes: 0,
                 time: Duration::ZERO,
                 pv: Vec::new(),
+                database_hits: 0,
             },
         };
         if legal.len() <= 1 && limits.depth.is_none() && limits.nodes.is_none() {
@@ -235,6 +258,7 @@ impl<V: Rules> Searcher<V> {
                 nodes: self.nodes,
                 time: started.elapsed(),
                 pv,
+                database_hits: self.database_hits,
             };
             on_iteration(&result.info);
             if self.aborted || score.abs() > MATE_BOUND && depth as i32 > MATE - score.abs() + 2 {
@@ -248,6 +272,7 @@ impl<V: Rules> Searcher<V> {
             }
         }
         result.info.nodes = self.nodes;
+        result.info.database_hits = self.database_hits;
         result.info.time = started.elapsed();
         result
     }
@@ -301,6 +326,9 @@ impl<V: Rules> Searcher<V> {
                 || (draw.repetitions > 0 && self.repeats(hash, king_plies))
             {
                 return 0;
+            }
+            if let Some(score) = self.probe(position, ply, king_plies) {
+                return score;
             }
         }
         // Captures first: past the horizon only a position without one is quiet enough to
@@ -435,6 +463,34 @@ impl<V: Rules> Searcher<V> {
         best_score
     }
 
+    /// The database's score of a position below the root, if it has one: a draw is 0, a win or
+    /// loss a mate score at its distance where no draw rule can stop it first, else
+    /// [`DATABASE_WIN`] less the distance.
+    fn probe(
+        &mut self,
+        position: &Position<V::Geometry>,
+        ply: usize,
+        king_plies: u32,
+    ) -> Option<i32> {
+        let db = self.egdb.as_ref()?;
+        if position.occupied().count() > self.egdb_pieces {
+            return None;
+        }
+        let probe = db.probe(position)?;
+        self.database_hits += 1;
+        let plies = probe.plies.unwrap_or(0) as i32;
+        let score = if within_draw_rules::<V>(plies as u32, king_plies) {
+            MATE - ply as i32 - plies
+        } else {
+            DATABASE_WIN - plies
+        };
+        Some(match probe.wdl {
+            Wdl::Draw => 0,
+            Wdl::Win => score,
+            Wdl::Loss => -score,
+        })
+    }
+
     /// Ordering scores for the moves of a node: table move, captures, killers, history.
     fn order(
         &self,
@@ -484,6 +540,16 @@ impl<V: Rules> Searcher<V> {
         let slot = &mut self.history[mv.from_bit() as usize * 128 + mv.to_bit() as usize];
         *slot = slot.saturating_add(depth * depth);
     }
+}
+
+/// Whether a game `plies` plies from its end, after `king_plies` plies of king moves, ends
+/// before any of `V`'s move-count draw rules can stop it. The endgame rules' counts are not
+/// tracked in the tree: a variant with them is never sure.
+fn within_draw_rules<V: Rules>(plies: u32, king_plies: u32) -> bool {
+    let rules = &V::DRAW;
+    rules.endgames.is_empty()
+        && rules.no_capture_plies == 0
+        && (rules.king_move_plies == 0 || king_plies + plies < rules.king_move_plies)
 }
 
 /// Mate scores are stored relative to the node, not the root.
