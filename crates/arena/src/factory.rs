@@ -6,10 +6,12 @@ use crate::hub::client::HubPlayer;
 use crate::matches::BoxedFactory;
 use crate::player::{AlphaBetaPlayer, MctsPlayer, Player, RandomPlayer};
 use crate::spec::PlayerSpec;
+use damas_egdb::Egdb;
 use damas_models::{Model, ModelError};
 use damas_nn::Device;
 use damas_rules::{Geometry, Rules};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// What players are built with, besides their own strings.
@@ -19,6 +21,24 @@ pub struct PlayerSettings {
     pub engine_time: Duration,
     /// The device networks in checkpoints run on.
     pub device: Device,
+    /// An endgame database root (`damas egdb build --out DIR`): games that reach a position it
+    /// holds are adjudicated with its result, and players whose string says `egdb` probe it.
+    pub egdb: Option<PathBuf>,
+}
+
+impl PlayerSettings {
+    /// The endgame database of `V` under [`PlayerSettings::egdb`], opened once per process.
+    pub fn open_egdb<V: Rules>(&self) -> Result<Option<Arc<Egdb<V>>>, PlayerError> {
+        let Some(root) = &self.egdb else {
+            return Ok(None);
+        };
+        Egdb::open_shared(root)
+            .map(Some)
+            .map_err(|source| PlayerError::Egdb {
+                path: root.clone(),
+                source: Box::new(source),
+            })
+    }
 }
 
 impl Default for PlayerSettings {
@@ -26,6 +46,7 @@ impl Default for PlayerSettings {
         PlayerSettings {
             engine_time: Duration::from_millis(100),
             device: damas_nn::cpu(),
+            egdb: None,
         }
     }
 }
@@ -41,6 +62,21 @@ pub enum PlayerError {
         /// Why its model does not open.
         #[source]
         source: Box<ModelError>,
+    },
+    /// The endgame database does not open.
+    #[error("endgame database {path}")]
+    Egdb {
+        /// The database root.
+        path: PathBuf,
+        /// What is wrong with it.
+        #[source]
+        source: Box<damas_egdb::TableError>,
+    },
+    /// A player asks for the endgame database but the arena has none.
+    #[error("player `{spec}` probes the endgame database, but none was given (--egdb DIR)")]
+    NoEgdb {
+        /// The player.
+        spec: String,
     },
     /// A DXP engine for a board DXP does not play on.
     #[error("dxp:{address}: DXP is played on 10x10 boards only, not {variant}")]
@@ -65,7 +101,7 @@ impl PlayerSpec {
                 ..
             } => format!("{n} simulations/move"),
             PlayerSpec::Net { .. } => "the search its model carries".into(),
-            PlayerSpec::AlphaBeta(_) => format!("{self} (depth, nodes or seconds per move)"),
+            PlayerSpec::AlphaBeta { .. } => format!("{self} (depth, nodes or seconds per move)"),
             PlayerSpec::Random => "none".into(),
             PlayerSpec::Hub(_) => format!("level move-time={seconds:.3} per move"),
             PlayerSpec::Dxp(_) => DxpPlayer::describe_time(settings.engine_time),
@@ -100,9 +136,24 @@ impl PlayerSpec {
                 search.gumbel |= gumbel;
                 MctsPlayer::factory(model.evaluator(), search, time)
             }
-            PlayerSpec::AlphaBeta(limits) => Box::new(move |seed| {
-                Box::new(AlphaBetaPlayer::<V>::new(limits, seed)) as Box<dyn Player<V>>
-            }),
+            PlayerSpec::AlphaBeta { limits, egdb } => {
+                let egdb = if egdb {
+                    Some(
+                        settings
+                            .open_egdb::<V>()?
+                            .ok_or_else(|| PlayerError::NoEgdb {
+                                spec: self.to_string(),
+                            })?,
+                    )
+                } else {
+                    None
+                };
+                Box::new(move |seed| {
+                    let mut player = AlphaBetaPlayer::<V>::new(limits, seed);
+                    player.set_egdb(egdb.clone());
+                    Box::new(player) as Box<dyn Player<V>>
+                })
+            }
             PlayerSpec::Random => {
                 Box::new(|seed| Box::new(RandomPlayer::new(seed)) as Box<dyn Player<V>>)
             }

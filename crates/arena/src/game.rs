@@ -1,8 +1,9 @@
 //! One game between two players, with the variant's own end rules, a length cap and optional
-//! score adjudication.
+//! score and endgame-database adjudication.
 
 use crate::player::Player;
-use damas_rules::{Color, Game, Outcome, Rules, WinReason};
+use damas_egdb::{Egdb, Wdl};
+use damas_rules::{Color, DrawReason, Game, Outcome, Rules, WinReason};
 
 /// When to stop a game early.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -38,16 +39,18 @@ pub struct PlayedGame<V: Rules> {
 }
 
 /// Plays `opening` to its end between `white` and `black` (by colour of the side to move), and
-/// tells both players it is over.
+/// tells both players it is over. A game that reaches a position `egdb` holds ends there with
+/// the database's result.
 pub fn play_game<V: Rules>(
     white: &mut dyn Player<V>,
     black: &mut dyn Player<V>,
     opening: Game<V>,
     rules: &GameRules,
+    egdb: Option<&Egdb<V>>,
 ) -> PlayedGame<V> {
     white.new_game();
     black.new_game();
-    let played = play_to_end(white, black, opening, rules);
+    let played = play_to_end(white, black, opening, rules, egdb);
     white.game_over(&played.game, played.outcome);
     black.game_over(&played.game, played.outcome);
     played
@@ -58,6 +61,7 @@ fn play_to_end<V: Rules>(
     black: &mut dyn Player<V>,
     opening: Game<V>,
     rules: &GameRules,
+    egdb: Option<&Egdb<V>>,
 ) -> PlayedGame<V> {
     let mut game = opening;
     // Consecutive moves on which the mover's score says this side is winning.
@@ -69,6 +73,9 @@ fn play_to_end<V: Rules>(
                 game,
                 outcome,
             };
+        }
+        if let Some(played) = egdb.and_then(|db| database_result(db, &game)) {
+            return played;
         }
         if game.ply() >= rules.max_plies {
             // The variant's own rule for a game stopped by a cap (material, or a draw).
@@ -122,6 +129,39 @@ fn play_to_end<V: Rules>(
         }
         game.play(&answer.mv);
     }
+}
+
+/// The game ended by the database's result, if `db` holds its position (draw counters
+/// ignored, as the database ignores them).
+fn database_result<V: Rules>(db: &Egdb<V>, game: &Game<V>) -> Option<PlayedGame<V>> {
+    let probe = db.probe(game.position())?;
+    let turn = game.position().turn();
+    let winner = match probe.wdl {
+        Wdl::Win => Some(turn),
+        Wdl::Loss => Some(!turn),
+        Wdl::Draw => None,
+    };
+    let (outcome, reason) = match winner {
+        Some(winner) => (
+            Outcome::Win {
+                winner,
+                reason: WinReason::Adjudication,
+            },
+            format!(
+                "{winner} wins by the endgame database (in {} plies)",
+                probe.plies.unwrap_or(0)
+            ),
+        ),
+        None => (
+            Outcome::Draw(DrawReason::Adjudication),
+            "drawn by the endgame database".to_string(),
+        ),
+    };
+    Some(PlayedGame {
+        game: game.clone(),
+        outcome,
+        reason,
+    })
 }
 
 fn forfeit<V: Rules>(game: Game<V>, loser: Color, why: String) -> PlayedGame<V> {

@@ -171,7 +171,7 @@ fn canonical(player: &str) -> Result<String, SpecError> {
 pub fn is_timed(spec: &PlayerSpec) -> bool {
     match spec {
         PlayerSpec::Net { time, .. } => time.is_some(),
-        PlayerSpec::AlphaBeta(limits) => limits.move_time.is_some(),
+        PlayerSpec::AlphaBeta { limits, .. } => limits.move_time.is_some(),
         PlayerSpec::Random => false,
         PlayerSpec::Hub(_) | PlayerSpec::Dxp(_) => true,
     }

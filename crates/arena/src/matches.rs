@@ -4,6 +4,7 @@
 use crate::elo::Wdl;
 use crate::game::{GameRules, PlayedGame, play_game};
 use crate::player::Player;
+use damas_egdb::Egdb;
 use damas_rules::{Color, Game, Outcome, Rules};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc;
@@ -84,6 +85,7 @@ pub fn run_schedule<V: Rules>(
     openings: &[Game<V>],
     concurrency: usize,
     rules: &GameRules,
+    egdb: Option<&Egdb<V>>,
     seed: u64,
     mut on_game: impl FnMut(ScheduledGame<V>) -> bool,
 ) {
@@ -122,6 +124,7 @@ pub fn run_schedule<V: Rules>(
                         black.as_mut().expect("built").as_mut(),
                         opening,
                         rules,
+                        egdb,
                     );
                     if sender.send(ScheduledGame { pairing, played }).is_err() {
                         return;
@@ -198,6 +201,7 @@ pub fn run_match<V: Rules>(
     skip: &[u32],
     concurrency: usize,
     rules: &GameRules,
+    egdb: Option<&Egdb<V>>,
     seed: u64,
     mut on_game: impl FnMut(MatchGame<V>) -> bool,
 ) {
@@ -208,6 +212,7 @@ pub fn run_match<V: Rules>(
         openings,
         concurrency,
         rules,
+        egdb,
         seed,
         |game| {
             on_game(MatchGame {

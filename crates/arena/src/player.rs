@@ -1,6 +1,7 @@
 //! Players: anything that picks a move in a game. Built-in: uniform random, the alpha-beta
 //! engine, and MCTS over any evaluator (a network checkpoint, or a stand-in).
 
+use damas_egdb::Egdb;
 use damas_engine::{EngineConfig, Limits, MATE, MATE_BOUND, Searcher};
 use damas_mcts::{Evaluator, RootNoise, Search, SearchConfig};
 use damas_rules::{Color, Game, Move, Outcome, Rules};
@@ -92,6 +93,11 @@ impl<V: Rules> AlphaBetaPlayer<V> {
             searcher: Box::new(Searcher::new(config)),
             limits,
         }
+    }
+
+    /// Probes `egdb` in the search (none: searches without tables).
+    pub fn set_egdb(&mut self, egdb: Option<Arc<Egdb<V>>>) {
+        self.searcher.set_egdb(egdb);
     }
 }
 

@@ -1,5 +1,5 @@
 //! Players named by one string, so that any two can meet:
-//! `net:PATH[,sims=N|time=SECONDS][,gumbel]`, `alphabeta:depth=N|nodes=N|time=SECONDS`,
+//! `net:PATH[,sims=N|time=SECONDS][,gumbel]`, `alphabeta:depth=N|nodes=N|time=SECONDS[,egdb]`,
 //! `random`, `hub:"COMMAND ARGS"`, `dxp:HOST:PORT`.
 
 use damas_engine::Limits;
@@ -23,7 +23,12 @@ pub enum PlayerSpec {
         gumbel: bool,
     },
     /// The alpha-beta baseline.
-    AlphaBeta(Limits),
+    AlphaBeta {
+        /// When it stops searching.
+        limits: Limits,
+        /// Whether it probes the arena's endgame database (`--egdb`).
+        egdb: bool,
+    },
     /// Uniformly random moves.
     Random,
     /// A Hub engine started as a child process.
@@ -77,7 +82,12 @@ impl FromStr for PlayerSpec {
             "random" if rest.is_empty() => Ok(PlayerSpec::Random),
             "alphabeta" => {
                 let mut limits = Limits::default();
+                let mut egdb = false;
                 for option in rest.split(',').filter(|o| !o.is_empty()) {
+                    if option == "egdb" {
+                        egdb = true;
+                        continue;
+                    }
                     let (key, value) = option
                         .split_once('=')
                         .ok_or_else(|| fail(format!("`{option}` is not key=value")))?;
@@ -87,7 +97,7 @@ impl FromStr for PlayerSpec {
                         "time" => limits.move_time = Some(seconds(value, key).map_err(fail)?),
                         other => {
                             return Err(fail(format!(
-                                "unknown option `{other}` (depth, nodes, time)"
+                                "unknown option `{other}` (depth, nodes, time, egdb)"
                             )));
                         }
                     }
@@ -95,7 +105,7 @@ impl FromStr for PlayerSpec {
                 if limits == Limits::default() {
                     limits.depth = Some(6);
                 }
-                Ok(PlayerSpec::AlphaBeta(limits))
+                Ok(PlayerSpec::AlphaBeta { limits, egdb })
             }
             "net" => {
                 let mut parts = rest.split(',');
@@ -158,10 +168,13 @@ impl PlayerSpec {
                 time: Some(time),
                 gumbel,
             },
-            PlayerSpec::AlphaBeta(_) => PlayerSpec::AlphaBeta(Limits {
-                move_time: Some(time),
-                ..Limits::default()
-            }),
+            PlayerSpec::AlphaBeta { egdb, .. } => PlayerSpec::AlphaBeta {
+                limits: Limits {
+                    move_time: Some(time),
+                    ..Limits::default()
+                },
+                egdb,
+            },
             other => other,
         }
     }
@@ -196,7 +209,7 @@ impl fmt::Display for PlayerSpec {
                 }
                 Ok(())
             }
-            PlayerSpec::AlphaBeta(limits) => {
+            PlayerSpec::AlphaBeta { limits, egdb } => {
                 let mut options = Vec::new();
                 if let Some(d) = limits.depth {
                     options.push(format!("depth={d}"));
@@ -206,6 +219,9 @@ impl fmt::Display for PlayerSpec {
                 }
                 if let Some(t) = limits.move_time {
                     options.push(format!("time={}", t.as_secs_f64()));
+                }
+                if *egdb {
+                    options.push("egdb".into());
                 }
                 write!(f, "alphabeta:{}", options.join(","))
             }
@@ -240,7 +256,7 @@ mod tests {
             let spec: PlayerSpec = text.parse().unwrap();
             let time = match spec {
                 PlayerSpec::Net { time, .. } => time,
-                PlayerSpec::AlphaBeta(limits) => limits.move_time,
+                PlayerSpec::AlphaBeta { limits, .. } => limits.move_time,
                 _ => None,
             };
             assert_eq!(time, Some(Duration::from_millis(100)), "{text}");

@@ -274,7 +274,7 @@ pub fn default_results_dir(
     let names: Vec<String> = specs.iter().map(ToString::to_string).collect();
     let free_text = specs
         .iter()
-        .any(|s| !matches!(s, PlayerSpec::Random | PlayerSpec::AlphaBeta(_)));
+        .any(|s| !matches!(s, PlayerSpec::Random | PlayerSpec::AlphaBeta { .. }));
     let parts: Vec<String> = names.iter().map(|n| slug(n)).collect();
     let joined = parts.join("_vs_");
     let long = joined.len() > MAX_SLUG;

@@ -416,6 +416,8 @@ struct Players<V: Rules> {
     names: Vec<String>,
     time_controls: Vec<String>,
     factories: Vec<BoxedFactory<V>>,
+    /// The endgame database that adjudicates their games, if the arena has one.
+    egdb: Option<std::sync::Arc<damas_egdb::Egdb<V>>>,
 }
 
 impl<V: Rules> Players<V> {
@@ -436,6 +438,7 @@ impl<V: Rules> Players<V> {
             names,
             time_controls,
             factories,
+            egdb: settings.open_egdb::<V>()?,
         })
     }
 
@@ -466,6 +469,7 @@ impl<V: Rules> Players<V> {
             openings,
             self.concurrency(arena),
             &arena.rules,
+            self.egdb.as_deref(),
             arena.seed,
             |game| match store.add(&game) {
                 Ok(()) => after(store, &game),

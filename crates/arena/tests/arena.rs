@@ -173,7 +173,7 @@ fn a_tournament_of_depths_ranks_them_in_order() {
         max_plies: 200,
         ..GameRules::default()
     };
-    run_schedule(&refs, &pairings, &openings, 2, &rules, 7, |game| {
+    run_schedule(&refs, &pairings, &openings, 2, &rules, None, 7, |game| {
         let (w, b) = (game.pairing.white, game.pairing.black);
         match game.played.outcome {
             Outcome::Win {

@@ -40,6 +40,10 @@ pub struct Common {
     /// (networks report value x 1000) for four moves each.
     #[arg(long)]
     adjudicate: Option<i32>,
+    /// Endgame database root (`damas egdb build --out DIR`): games that reach a position it
+    /// holds end with its result, and `alphabeta:...,egdb` players probe it.
+    #[arg(long, value_name = "DIR")]
+    egdb: Option<PathBuf>,
     /// Output directory (games.pdn, results.json, results.csv, ratings); default: one per
     /// variant and players under runs/arena/, which a rerun continues.
     #[arg(long)]
@@ -83,6 +87,7 @@ impl Common {
             settings: PlayerSettings {
                 engine_time: Duration::from_secs_f64(self.equal_time.unwrap_or(self.time)),
                 device: self.device.open()?,
+                egdb: self.egdb.clone(),
             },
             rules: GameRules {
                 max_plies: self.max_plies,

@@ -4,8 +4,10 @@ use crate::signature::Signature;
 use crate::table::{Table, TableError};
 use crate::value::Probe;
 use damas_rules::{Position, Rules};
+use std::any::Any;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
 
 /// The directory of `V`'s tables under a database root: `ROOT/<variant>/`.
 pub fn variant_dir<V: Rules>(root: &Path) -> PathBuf {
@@ -59,6 +61,29 @@ impl<V: Rules> Egdb<V> {
             })?;
             db.insert(Table::load(&path, signature)?);
         }
+        Ok(db)
+    }
+
+    /// [`Egdb::open`], shared: while one opened copy of `root`'s tables for `V` is alive
+    /// anywhere in the process, every caller gets it instead of reading the files again (the
+    /// players and the adjudicator of a match hold one copy between them).
+    pub fn open_shared(root: &Path) -> Result<Arc<Self>, TableError> {
+        type Open = HashMap<PathBuf, Weak<dyn Any + Send + Sync>>;
+        static OPEN: Mutex<Option<Open>> = Mutex::new(None);
+        let dir = variant_dir::<V>(root);
+        let key = std::fs::canonicalize(&dir).unwrap_or(dir);
+        let mut open = OPEN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let open = open.get_or_insert_with(HashMap::new);
+        if let Some(db) = open
+            .get(&key)
+            .and_then(Weak::upgrade)
+            .and_then(|any| any.downcast::<Self>().ok())
+        {
+            return Ok(db);
+        }
+        let db = Arc::new(Self::open(root)?);
+        let shared: Arc<dyn Any + Send + Sync> = db.clone();
+        open.insert(key, Arc::downgrade(&shared));
         Ok(db)
     }
 

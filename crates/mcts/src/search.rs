@@ -8,11 +8,13 @@
 use crate::evaluator::{Evaluation, Evaluator, Leaf};
 use crate::gumbel::Gumbel;
 use crate::tree::{NodeId, NodeState, Tree};
+use damas_egdb::{Egdb, Wdl};
 use damas_rules::{Game, Move, Outcome, Rules};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Gamma};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// How a search spends its simulations. Every field has a default; a config file names only
 /// what it changes.
@@ -234,7 +236,12 @@ pub struct Search<V: Rules> {
     root_eval: Option<f32>,
     gumbel: Option<Gumbel>,
     rng: StdRng,
+    egdb: Option<Arc<Egdb<V>>>,
+    database_hits: u64,
 }
+
+/// What each ply to the end takes off a database win's value (and adds to a loss's).
+const DATABASE_PLY_DISCOUNT: f32 = 0.001;
 
 /// The value of a finished game for the side to move.
 fn outcome_value(outcome: Outcome, side_to_move: damas_rules::Color) -> f32 {
@@ -260,7 +267,32 @@ impl<V: Rules> Search<V> {
             root_eval: None,
             gumbel: None,
             rng: StdRng::seed_from_u64(seed),
+            egdb: None,
+            database_hits: 0,
         }
+    }
+
+    /// Treats the positions below the root that `egdb` holds as finished games with the
+    /// database's value (no evaluation asked for); `None` evaluates them.
+    pub fn set_egdb(&mut self, egdb: Option<Arc<Egdb<V>>>) {
+        self.egdb = egdb;
+    }
+
+    /// Leaves the endgame database answered so far (evaluations it saved).
+    pub fn database_hits(&self) -> u64 {
+        self.database_hits
+    }
+
+    /// The database's value of `game`'s position for the side to move, if it holds it: a win
+    /// is worth a little less the longer it takes, so that the search makes progress.
+    fn database_value(&self, game: &Game<V>) -> Option<f32> {
+        let probe = self.egdb.as_ref()?.probe(game.position())?;
+        let discount = probe.plies.unwrap_or(0).min(500) as f32 * DATABASE_PLY_DISCOUNT;
+        Some(match probe.wdl {
+            Wdl::Win => 1.0 - discount,
+            Wdl::Draw => 0.0,
+            Wdl::Loss => discount - 1.0,
+        })
     }
 
     /// The game at the root.
@@ -296,7 +328,12 @@ impl<V: Rules> Search<V> {
         self.clean_priors = None;
         self.gumbel = None;
         self.pending.clear();
-        let root = self.tree.node(Tree::<V::Geometry>::ROOT).state;
+        let mut root = self.tree.node(Tree::<V::Geometry>::ROOT).state;
+        if matches!(root, NodeState::Terminal(_)) && self.game.outcome().is_none() {
+            // A position the endgame database answered as a leaf: as the root it is searched.
+            self.tree = Tree::default();
+            root = NodeState::Unexpanded;
+        }
         if root == NodeState::Unexpanded {
             if let Some(outcome) = self.game.outcome() {
                 let value = outcome_value(outcome, self.game.position().turn());
@@ -371,6 +408,13 @@ impl<V: Rules> Search<V> {
                 NodeState::Unexpanded => {
                     if let Some(outcome) = game.outcome() {
                         let value = outcome_value(outcome, game.position().turn());
+                        self.tree.node_mut(id).state = NodeState::Terminal(value);
+                        self.tree.back_up(&path, value, false);
+                    } else if let Some(value) = (path.len() > 1)
+                        .then(|| self.database_value(&game))
+                        .flatten()
+                    {
+                        self.database_hits += 1;
                         self.tree.node_mut(id).state = NodeState::Terminal(value);
                         self.tree.back_up(&path, value, false);
                     } else if self.config.walk_forced_moves && game.legal_moves().len() == 1 {

@@ -1,11 +1,13 @@
 //! Self-play settings, read from TOML (the `[selfplay]` table of a training config, or a file of
 //! its own). Unknown keys are errors; missing keys take the defaults below.
 
+use damas_egdb::Egdb;
 use damas_mcts::{InvalidValue, SearchConfig};
 use damas_nn::DeviceChoice;
 use damas_rules::{Position, Rules};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// How self-play games are generated.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -55,6 +57,15 @@ pub struct SelfPlayConfig {
     /// Evaluations remembered per cache generation (two generations are kept), shared by all
     /// games of the round (0: no cache).
     pub cache_positions: usize,
+    /// An endgame database root (`damas egdb build --out DIR`), the variant's tables in
+    /// `DIR/<variant>/`; none: no database. A relative path is taken from the working directory.
+    pub egdb: Option<PathBuf>,
+    /// With `egdb`: a game that reaches a position the database holds ends there, with the
+    /// database's result (draw counters ignored) as the game result and the value target.
+    pub egdb_adjudicate: bool,
+    /// With `egdb`: the search takes positions the database holds as finished games with
+    /// the database's value, instead of asking the network.
+    pub egdb_search: bool,
 }
 
 impl Default for SelfPlayConfig {
@@ -77,6 +88,9 @@ impl Default for SelfPlayConfig {
             inference_threads: 2,
             games_per_shard: 64,
             cache_positions: 100_000,
+            egdb: None,
+            egdb_adjudicate: true,
+            egdb_search: true,
         }
     }
 }
@@ -133,6 +147,15 @@ pub enum ConfigError {
         /// What is wrong with the base.
         #[source]
         source: Box<ConfigError>,
+    },
+    /// The endgame database does not open.
+    #[error("endgame database {path}")]
+    Egdb {
+        /// The database root.
+        path: PathBuf,
+        /// What is wrong with it.
+        #[source]
+        source: damas_egdb::TableError,
     },
     /// The openings file does not read.
     #[error("openings file {path}")]
@@ -260,6 +283,18 @@ impl SelfPlayConfig {
             path: path.clone(),
             source,
         })
+    }
+
+    /// The endgame database the `egdb` key names, opened (`None` without the key).
+    pub fn read_egdb<V: Rules>(&self) -> Result<Option<Arc<Egdb<V>>>, ConfigError> {
+        let Some(root) = &self.egdb else {
+            return Ok(None);
+        };
+        let db = Egdb::<V>::open(root).map_err(|source| ConfigError::Egdb {
+            path: root.clone(),
+            source,
+        })?;
+        Ok(Some(Arc::new(db)))
     }
 
     /// The defaults for self-play whose network runs on `device`: an accelerator gets

@@ -8,9 +8,11 @@ use crate::engine_games::{EngineGames, play_engine_games};
 use crate::output::{ShardWriter, Stats};
 use crate::play::{TimedEvaluator, play_games};
 use crate::shard::ShardError;
+use damas_egdb::Egdb;
 use damas_mcts::{CacheStats, CachedEvaluator, Evaluator};
 use damas_rules::{Position, Rules};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// What a round of self-play did.
@@ -54,15 +56,18 @@ impl SelfPlayReport {
 }
 
 /// Plays `games` games of `V` with `evaluator` (seeded by `seed`, starting from `openings` in
-/// turn, or the variant's start if none) and writes them with `writer`, flushing it at the end.
+/// turn, or the variant's start if none; `egdb` the endgame database to use as `config`
+/// says) and writes them with `writer`, flushing it at the end.
 /// `on_game` sees the running statistics and the seconds so far after each game. A write
 /// error is returned once the games in flight have finished.
+#[allow(clippy::too_many_arguments)]
 pub fn play_into_shards<V: Rules, E: Evaluator<V>>(
     config: &SelfPlayConfig,
     evaluator: &E,
     games: u32,
     seed: u64,
     openings: &[Position<V::Geometry>],
+    egdb: Option<&Arc<Egdb<V>>>,
     writer: &mut ShardWriter,
     mut on_game: impl FnMut(&Stats, f64),
 ) -> Result<SelfPlayReport, ShardError> {
@@ -70,10 +75,19 @@ pub fn play_into_shards<V: Rules, E: Evaluator<V>>(
     let cached = CachedEvaluator::new(&timed, config.cache_positions);
     let mut collector = Collector::new(writer);
     let model = collector.writer.model().to_string();
-    play_games::<V, _>(config, &cached, games, seed, &model, openings, |record| {
-        collector.add(record);
-        on_game(&collector.stats, collector.started.elapsed().as_secs_f64());
-    });
+    play_games::<V, _>(
+        config,
+        &cached,
+        games,
+        seed,
+        &model,
+        openings,
+        egdb,
+        |record| {
+            collector.add(record);
+            on_game(&collector.stats, collector.started.elapsed().as_secs_f64());
+        },
+    );
     let mut report = collector.finish()?;
     report.evaluations = timed.positions();
     report.batches = timed.batches();
@@ -197,6 +211,7 @@ pub fn run_job(
         fn visit<V: Rules>(self) -> Self::Output {
             let Visit(job, on_game) = self;
             let openings = job.config.read_openings::<V>()?;
+            let egdb = job.config.read_egdb::<V>()?;
             damas_nn::set_inference_threads(job.config.inference_threads);
             let model = damas_models::Model::<V>::open(&job.model, &job.device)?;
             let mut writer = ShardWriter::new::<V>(
@@ -212,6 +227,7 @@ pub fn run_job(
                 job.games,
                 job.seed,
                 &openings,
+                egdb.as_ref(),
                 &mut writer,
                 on_game,
             )?)

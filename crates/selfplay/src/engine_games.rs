@@ -119,5 +119,7 @@ fn play_one<V: Rules>(
         outcome,
         plies: game.ply(),
         resign_check: None,
+        database_hits: 0,
+        database_result: false,
     }
 }

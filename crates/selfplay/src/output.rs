@@ -31,6 +31,10 @@ pub struct Stats {
     pub would_resign: u32,
     /// Of those, games the would-be resigner did not lose.
     pub false_resignations: u32,
+    /// Games ended by reaching the endgame database.
+    pub database_results: u32,
+    /// Search leaves the endgame database answered (network evaluations saved).
+    pub database_hits: u64,
 }
 
 impl Stats {
@@ -53,6 +57,8 @@ impl Stats {
             }
             Outcome::Draw(_) => self.draws += 1,
         }
+        self.database_results += u32::from(record.database_result);
+        self.database_hits += record.database_hits;
         if let Some(check) = record.resign_check {
             self.resign_checks += 1;
             self.would_resign += u32::from(check.is_some());

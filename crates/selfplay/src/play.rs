@@ -3,14 +3,17 @@
 
 use crate::config::SelfPlayConfig;
 use crate::shard::{AuxTargets, Sample};
+use damas_egdb::{Egdb, Wdl};
 use damas_mcts::{Evaluation, Evaluator, Leaf, RootNoise, Search, evaluate_pending};
 use damas_nn::PackedPosition;
 use damas_nn::encoding::policy_target;
 use damas_rules::{
-    Bits, ByColor, Color, Game, Outcome, Position, Rules, WinReason, write_game_with_outcome,
+    Bits, ByColor, Color, DrawReason, Game, Outcome, Position, Rules, WinReason,
+    write_game_with_outcome,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -31,6 +34,10 @@ pub struct GameRecord {
     /// Whether resignation was disabled to check it, and if so whether a side would have
     /// resigned (`Some(side)`).
     pub resign_check: Option<Option<Color>>,
+    /// Leaves of its searches the endgame database answered (network evaluations saved).
+    pub database_hits: u64,
+    /// Whether it ended by reaching a position the endgame database holds.
+    pub database_result: bool,
 }
 
 impl GameRecord {
@@ -103,6 +110,7 @@ struct Slot<V: Rules> {
     resign_enabled: bool,
     would_resign: Option<Color>,
     low_value_moves: ByColor<u32>,
+    database_result: bool,
     _variant: std::marker::PhantomData<V>,
 }
 
@@ -116,6 +124,7 @@ struct Worker<'a, V: Rules, E> {
     seed: u64,
     model: &'a str,
     rng: StdRng,
+    egdb: Option<&'a Arc<Egdb<V>>>,
 }
 
 impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
@@ -129,6 +138,9 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
             start_game::<V>(self.openings, index, self.seed, self.config.opening_plies);
         let game_ply = game.ply();
         let mut search = Search::new(game, self.config.search.clone(), game_seed);
+        if self.config.egdb_search {
+            search.set_egdb(self.egdb.cloned());
+        }
         let check = self.rng.random::<f32>() < self.config.resign_check_fraction;
         let slot = Slot {
             index,
@@ -138,6 +150,7 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
             resign_enabled: self.config.resign_threshold > -1.0 && !check,
             would_resign: None,
             low_value_moves: ByColor::default(),
+            database_result: false,
             _variant: std::marker::PhantomData,
         };
         search.start(RootNoise::On);
@@ -193,6 +206,10 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
         if let Some(outcome) = search.game().outcome() {
             return Some(self.finish(slot, search, outcome));
         }
+        if let Some(outcome) = self.database_outcome(search.game()) {
+            slot.database_result = true;
+            return Some(self.finish(slot, search, outcome));
+        }
         if search.game().ply() >= self.config.max_plies {
             let outcome = search.game().outcome_at_cap();
             return Some(self.finish(slot, search, outcome));
@@ -205,6 +222,24 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
             search.start_with_budget(self.config.fast_simulations, RootNoise::MoveSampling);
         }
         None
+    }
+
+    /// The database's result of `game`, if adjudication is on and the database holds its
+    /// position.
+    fn database_outcome(&self, game: &Game<V>) -> Option<Outcome> {
+        let db = self.egdb.filter(|_| self.config.egdb_adjudicate)?;
+        let turn = game.position().turn();
+        Some(match db.probe(game.position())?.wdl {
+            Wdl::Win => Outcome::Win {
+                winner: turn,
+                reason: WinReason::Adjudication,
+            },
+            Wdl::Loss => Outcome::Win {
+                winner: !turn,
+                reason: WinReason::Adjudication,
+            },
+            Wdl::Draw => Outcome::Draw(DrawReason::Adjudication),
+        })
     }
 
     /// The record of a finished game, results and auxiliary targets written into its samples.
@@ -225,6 +260,8 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
             outcome,
             plies: game.ply(),
             resign_check: (!slot.resign_enabled).then_some(slot.would_resign),
+            database_hits: search.database_hits(),
+            database_result: slot.database_result,
         }
     }
 
@@ -299,7 +336,9 @@ pub(crate) fn label_samples<V: Rules>(
 
 /// Plays `games` self-play games of `V` with `evaluator` on `config.workers` threads, calling
 /// `on_game` (on this thread) for each finished game as it arrives. `model` names the player in
-/// the PDN; `openings` are start positions to cycle through (none: the variant's start).
+/// the PDN; `openings` are start positions to cycle through (none: the variant's start);
+/// `egdb` is the endgame database that `config`'s `egdb_*` keys put to use.
+#[allow(clippy::too_many_arguments)]
 pub fn play_games<V: Rules, E: Evaluator<V>>(
     config: &SelfPlayConfig,
     evaluator: &E,
@@ -307,6 +346,7 @@ pub fn play_games<V: Rules, E: Evaluator<V>>(
     seed: u64,
     model: &str,
     openings: &[Position<V::Geometry>],
+    egdb: Option<&Arc<Egdb<V>>>,
     on_game: impl FnMut(GameRecord),
 ) {
     let next_game = AtomicU32::new(0);
@@ -322,6 +362,7 @@ pub fn play_games<V: Rules, E: Evaluator<V>>(
                 seed,
                 model,
                 rng: StdRng::seed_from_u64(seed ^ (worker_index as u64 + 1) << 32),
+                egdb,
             }
             .run(&sender)
         },

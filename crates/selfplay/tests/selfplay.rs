@@ -41,6 +41,7 @@ fn some_games(count: u32) -> Vec<GameRecord> {
         5,
         "uniform",
         &[],
+        None,
         |record| records.push(record),
     );
     records
@@ -225,6 +226,7 @@ fn material_adjudication_ends_decided_games_early() {
             9,
             "uniform",
             &[start],
+            None,
             |record| records.push(record),
         );
         records
@@ -443,6 +445,7 @@ fn gumbel_self_play_varies_its_games_in_cheap_searches() {
         7,
         "static",
         &[],
+        None,
         |record| {
             let plies: Vec<String> = record
                 .pdn

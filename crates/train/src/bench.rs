@@ -230,6 +230,7 @@ pub fn selfplay_bench(options: &SelfPlayBenchOptions) -> Result<SelfPlayBench, B
                 1,
                 "bench",
                 &[],
+                None,
                 |record| stats.add(&record),
             );
             let wall = start.elapsed().as_secs_f64();
@@ -323,6 +324,7 @@ pub fn train_bench(options: &TrainBenchOptions) -> Result<TrainBench, BenchError
                 0,
                 "bench",
                 &[],
+                None,
                 |r| records.push(r),
             );
             let samples: Vec<_> = records.iter().flat_map(|r| r.samples.iter()).collect();

@@ -261,6 +261,7 @@ fn work<V: Rules>(
     let device = config.device.open()?;
     damas_nn::set_inference_threads(config.selfplay.inference_threads);
     let mut openings = config.selfplay.read_openings::<V>()?;
+    let mut egdb = config.selfplay.read_egdb::<V>()?;
     // Workers on one machine may share a cache folder: each keeps to its own part of it.
     let cache = options.cache.join(&options.id);
     let out = cache.join("out");
@@ -321,6 +322,7 @@ fn work<V: Rules>(
             }
             config = changed;
             openings = config.selfplay.read_openings::<V>()?;
+            egdb = config.selfplay.read_egdb::<V>()?;
             poll = Duration::from_secs_f64(config.distributed.poll_seconds);
             config_text = text;
             progress.line("the run's config changed: the next shard plays with the new one");
@@ -378,6 +380,7 @@ fn work<V: Rules>(
             games,
             seed,
             &openings,
+            egdb.as_ref(),
             &mut writer,
             |stats, _| progress.update(u64::from(stats.games), ""),
         );

@@ -97,6 +97,7 @@ fn samples() -> Vec<Sample> {
         0,
         "backends",
         &[],
+        None,
         |r| records.push(r),
     );
     records.into_iter().flat_map(|r| r.samples).collect()

@@ -966,6 +966,7 @@ fn quick_samples(model: &str) -> Vec<damas_selfplay::Sample> {
         0,
         model,
         &[],
+        None,
         |r| samples.extend(r.samples),
     );
     samples

@@ -341,7 +341,10 @@ impl Target for DxpServer {
     }
     fn run(&self, input: &[u8]) -> bool {
         let options = DxpOptions {
-            engine: PlayerSpec::AlphaBeta(Limits::depth(1)),
+            engine: PlayerSpec::AlphaBeta {
+                limits: Limits::depth(1),
+                egdb: false,
+            },
             settings: PlayerSettings::default(),
             variant: self.variant,
             name: "fuzz".into(),

@@ -90,6 +90,7 @@ impl<V: Rules> Run<'_, V> {
             &[],
             self.config.evaluation.concurrency,
             &rules,
+            None,
             self.config.seed,
             |game| {
                 total += game.first_result();

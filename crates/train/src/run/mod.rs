@@ -89,6 +89,8 @@ pub struct Run<'a, V: Rules> {
     openings: Vec<Game<V>>,
     /// Start positions of self-play (none: the variant's start).
     selfplay_openings: Vec<Position<V::Geometry>>,
+    /// The endgame database self-play uses, if the config names one.
+    selfplay_egdb: Option<std::sync::Arc<damas_egdb::Egdb<V>>>,
     /// No generation starts once the run's clock has passed this (`minutes` of the config).
     budget: Option<Duration>,
     /// Where the networks train and play (the config's `device`, opened).
@@ -164,6 +166,7 @@ impl<'a, V: Rules> Run<'a, V> {
             }
         }
         let selfplay_openings = config.selfplay.read_openings::<V>()?;
+        let selfplay_egdb = config.selfplay.read_egdb::<V>()?;
         // Workers stop when `finished` stays in the store for a while; a resumed run takes it
         // back before anything slow (the pull of a long run takes minutes), so that workers
         // started with it keep going.
@@ -227,6 +230,7 @@ impl<'a, V: Rules> Run<'a, V> {
             progress,
             openings,
             selfplay_openings,
+            selfplay_egdb,
             budget: config.minutes.map(|m| Duration::from_secs_f64(m * 60.0)),
             device,
             home,

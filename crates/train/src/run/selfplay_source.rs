@@ -162,6 +162,7 @@ impl<V: Rules> Run<'_, V> {
                 games,
                 seed,
                 &self.selfplay_openings,
+                self.selfplay_egdb.as_ref(),
                 &mut writer,
                 on_game,
             )
