@@ -35,6 +35,12 @@ pub struct SelfPlayDone {
     /// Mean positions per network batch (how well the device's batches were filled).
     #[serde(default)]
     pub mean_batch: f64,
+    /// Games ended by entering the endgame database.
+    #[serde(default)]
+    pub database_results: u32,
+    /// Search leaves the endgame database answered instead of the network.
+    #[serde(default)]
+    pub database_hits: u64,
     /// With external self-play: the workers' shards (`incoming/` keys) this generation took.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub consumed: Vec<String>,

@@ -200,6 +200,8 @@ impl<V: Rules> Run<'_, V> {
             cache_hit_rate: report.cache.hit_rate(),
             evaluations: report.evaluations,
             mean_batch: report.mean_batch(),
+            database_results: stats.database_results,
+            database_hits: stats.database_hits,
             ..SelfPlayDone::default()
         };
         let step = u64::from(generation);
@@ -209,6 +211,16 @@ impl<V: Rules> Run<'_, V> {
         board.scalar("selfplay/network_time_share", done.network_share, step);
         board.scalar("selfplay/cache_hit_rate", done.cache_hit_rate, step);
         board.scalar("selfplay/mean_batch", done.mean_batch, step);
+        board.scalar(
+            "selfplay/evaluations_per_game",
+            done.evaluations as f64 / f64::from(done.games.max(1)),
+            step,
+        );
+        board.scalar(
+            "selfplay/database_results",
+            f64::from(done.database_results) / f64::from(done.games.max(1)),
+            step,
+        );
         board.scalar(
             "selfplay/evaluations_per_sample",
             done.evaluations as f64 / done.samples.max(1) as f64,
