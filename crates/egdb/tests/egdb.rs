@@ -107,6 +107,10 @@ fn russian_petrov_triangle() {
     assert_eq!(probe(&db, "W:WKc1,Ke1,Kg1:BKa1"), Wdl::Draw);
     // The strong side holds the main road, the lone king is off it: a win.
     assert_eq!(probe(&db, "W:WKa1,Ke1,Kg1:BKb8"), Wdl::Win);
+    // And every such win fits in the 15 moves the rule allows (30 plies): the longest takes 26.
+    let signature = "w0.3-b0.1".parse::<Signature>().unwrap();
+    let longest = db.table(signature).unwrap().max_plies();
+    assert!(longest <= 30, "a win of {longest} plies");
 }
 
 /// International draughts: three kings cannot beat a lone king that holds the long diagonal
