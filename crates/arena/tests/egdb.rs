@@ -99,7 +99,11 @@ fn games_that_reach_the_tables_are_adjudicated_with_their_result() {
             played.reason
         );
     }
-    assert!(adjudicated >= 3, "{adjudicated} of {} games", openings.len());
+    assert!(
+        adjudicated >= 3,
+        "{adjudicated} of {} games",
+        openings.len()
+    );
 }
 
 #[test]

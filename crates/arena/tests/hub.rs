@@ -26,6 +26,11 @@ impl Write for Captured {
 /// Serves `input` and returns the output; fails if the session is not over within 20 seconds
 /// of the end of its input.
 fn session(input: &str) -> String {
+    session_with(input, None)
+}
+
+/// [`session`] with an endgame database root for the alpha-beta engine.
+fn session_with(input: &str, egdb: Option<std::path::PathBuf>) -> String {
     let captured = Captured::default();
     let lines = Lines::new(captured.clone());
     let input = input.to_string();
@@ -35,6 +40,7 @@ fn session(input: &str) -> String {
             tt_megabytes: 1,
             model: None,
             device: damas_nn::cpu(),
+            egdb,
         };
         let result = serve(input.as_bytes(), &lines, &options);
         let _ = done.send(result.is_ok());
@@ -135,4 +141,24 @@ fn random_sessions_end_and_never_crash() {
         }
         session(&input);
     }
+}
+
+#[test]
+fn an_endgame_database_is_used_or_its_absence_said() {
+    let script = "hub\nset-param name=variant value=english\ninit\nlevel depth=2\ngo think\n";
+    let missing = session_with(script, Some("/nonexistent/egdb".into()));
+    assert!(
+        missing.contains("error message=\"no endgame database: /nonexistent/egdb/english"),
+        "{missing}"
+    );
+    assert!(missing.contains("done move="), "{missing}");
+    let root = std::env::temp_dir().join(format!("damas-hub-egdb-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let signatures = damas_egdb::Signature::up_to(2);
+    damas_egdb::build::build::<damas_rules::variants::English>(&root, &signatures, |_, _, _| {})
+        .unwrap();
+    let found = session_with(script, Some(root.clone()));
+    let _ = std::fs::remove_dir_all(&root);
+    assert!(!found.contains("error"), "{found}");
+    assert!(found.contains("done move="), "{found}");
 }

@@ -15,6 +15,9 @@ pub struct Args {
     /// `move-time` and `time` budget the search, `depth` does not apply.
     #[arg(long)]
     model: Option<PathBuf>,
+    /// Endgame database root (`damas egdb build --out DIR`) the alpha-beta engine probes.
+    #[arg(long, value_name = "DIR")]
+    egdb: Option<PathBuf>,
     #[command(flatten)]
     device: crate::args::DeviceArgs,
 }
@@ -25,6 +28,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         tt_megabytes: usize::from(args.tt),
         model: args.model,
         device: args.device.open()?,
+        egdb: args.egdb,
     };
     serve(
         std::io::stdin().lock(),

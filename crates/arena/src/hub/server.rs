@@ -70,6 +70,9 @@ pub struct ServerOptions {
     pub model: Option<PathBuf>,
     /// The device a checkpoint's network runs on.
     pub device: Device,
+    /// An endgame database root the alpha-beta engine probes (a variant without tables there
+    /// plays without, and says so in an `error` line).
+    pub egdb: Option<PathBuf>,
 }
 
 /// Why the server could not run.
@@ -482,6 +485,7 @@ impl<'a> Server<'a> {
             }
             _ => self.variant.visit(NewAlphaBeta {
                 tt: self.tt,
+                egdb: self.options.egdb.as_deref(),
                 lines: self.lines.clone(),
             }),
         });

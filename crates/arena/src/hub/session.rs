@@ -239,17 +239,26 @@ fn mcts_info_line<V: Rules>(search: &Search<V>, started: Instant) -> String {
 }
 
 /// Builds the alpha-beta session of a variant.
-pub(super) struct NewAlphaBeta {
+pub(super) struct NewAlphaBeta<'a> {
     pub(super) tt: usize,
+    pub(super) egdb: Option<&'a std::path::Path>,
     pub(super) lines: Lines,
 }
 
-impl VariantVisitor for NewAlphaBeta {
+impl VariantVisitor for NewAlphaBeta<'_> {
     type Output = Box<dyn Session>;
     fn visit<V: Rules>(self) -> Self::Output {
         let mut config = EngineConfig::for_rules::<V>();
         config.tt_megabytes = self.tt;
-        let searcher = Searcher::<V>::new(config);
+        let mut searcher = Searcher::<V>::new(config);
+        if let Some(root) = self.egdb {
+            match damas_egdb::Egdb::<V>::open_shared(root) {
+                Ok(db) => searcher.set_egdb(Some(db)),
+                Err(error) => self.lines.say(&super::error_line(format!(
+                    "no endgame database: {error}; playing without it"
+                ))),
+            }
+        }
         let stop = searcher.stop_handle();
         Box::new(AlphaBetaSession {
             game: Game::new(),

@@ -167,6 +167,7 @@ impl Target for HubServer {
             tt_megabytes: 1,
             model: None,
             device: damas_nn::cpu(),
+            egdb: None,
         };
         serve(script.as_slice(), &Lines::new(std::io::sink()), &options).is_ok()
     }
