@@ -2,8 +2,8 @@
 //! score and endgame-database adjudication.
 
 use crate::player::Player;
-use damas_egdb::{Egdb, Wdl};
-use damas_rules::{Color, DrawReason, Game, Outcome, Rules, WinReason};
+use damas_egdb::Egdb;
+use damas_rules::{Color, Game, Outcome, Rules, WinReason};
 
 /// When to stop a game early.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -135,27 +135,13 @@ fn play_to_end<V: Rules>(
 /// ignored, as the database ignores them).
 fn database_result<V: Rules>(db: &Egdb<V>, game: &Game<V>) -> Option<PlayedGame<V>> {
     let probe = db.probe(game.position())?;
-    let turn = game.position().turn();
-    let winner = match probe.wdl {
-        Wdl::Win => Some(turn),
-        Wdl::Loss => Some(!turn),
-        Wdl::Draw => None,
-    };
-    let (outcome, reason) = match winner {
-        Some(winner) => (
-            Outcome::Win {
-                winner,
-                reason: WinReason::Adjudication,
-            },
-            format!(
-                "{winner} wins by the endgame database (in {} plies)",
-                probe.plies.unwrap_or(0)
-            ),
+    let outcome = probe.outcome(game.position().turn());
+    let reason = match outcome {
+        Outcome::Win { winner, .. } => format!(
+            "{winner} wins by the endgame database (in {} plies)",
+            probe.plies.unwrap_or(0)
         ),
-        None => (
-            Outcome::Draw(DrawReason::Adjudication),
-            "drawn by the endgame database".to_string(),
-        ),
+        Outcome::Draw(_) => "drawn by the endgame database".to_string(),
     };
     Some(PlayedGame {
         game: game.clone(),

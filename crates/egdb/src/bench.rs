@@ -24,9 +24,16 @@ pub struct ProbeSpeed {
     pub losses: u64,
 }
 
-/// Times `probes` probes of up to 4096 positions drawn at random from every table of `db`.
-pub fn probe_speed<V: Rules>(db: &Egdb<V>, probes: u64) -> ProbeSpeed {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+/// Up to `count` positions drawn by a fixed generator seeded by `seed` (not 0) from the tables
+/// of `db`, a table chosen uniformly, then an index and a side to move, each kept if `keep`
+/// says so (fewer when a million draws do not find `count`).
+pub fn random_positions<V: Rules>(
+    db: &Egdb<V>,
+    count: usize,
+    seed: u64,
+    keep: impl Fn(&Position<V::Geometry>) -> bool,
+) -> Vec<Position<V::Geometry>> {
+    let mut state = seed;
     let mut next = move || {
         state ^= state << 13;
         state ^= state >> 7;
@@ -34,10 +41,9 @@ pub fn probe_speed<V: Rules>(db: &Egdb<V>, probes: u64) -> ProbeSpeed {
         state
     };
     let signatures = db.signatures();
-    let mut positions: Vec<Position<V::Geometry>> = Vec::new();
-    let mut report = ProbeSpeed::default();
+    let mut positions = Vec::new();
     let mut tries = 0;
-    while positions.len() < 4096 && !signatures.is_empty() && tries < 1_000_000 {
+    while positions.len() < count && !signatures.is_empty() && tries < 1_000_000 {
         tries += 1;
         let table = db
             .table(signatures[(next() % signatures.len() as u64) as usize])
@@ -48,11 +54,22 @@ pub fn probe_speed<V: Rules>(db: &Egdb<V>, probes: u64) -> ProbeSpeed {
         } else {
             Color::Black
         };
-        if let Some(p) = table.indexer().decode(next() % size, turn) {
+        if let Some(p) = table.indexer().decode(next() % size, turn)
+            && keep(&p)
+        {
             positions.push(p);
         }
     }
-    report.positions = positions.len();
+    positions
+}
+
+/// Times `probes` probes of up to 4096 positions drawn at random from every table of `db`.
+pub fn probe_speed<V: Rules>(db: &Egdb<V>, probes: u64) -> ProbeSpeed {
+    let positions = random_positions(db, 4096, 0x9E37_79B9_7F4A_7C15, |_| true);
+    let mut report = ProbeSpeed {
+        positions: positions.len(),
+        ..ProbeSpeed::default()
+    };
     if positions.is_empty() {
         return report;
     }

@@ -1,6 +1,7 @@
 //! A position's game-theoretic value from the side to move's view, with its distance to the end
 //! of the game, packed in 16 bits for the tables.
 
+use damas_rules::{Color, DrawReason, Outcome, WinReason};
 use std::fmt;
 
 /// Win, draw or loss for the side to move.
@@ -116,6 +117,23 @@ pub struct Probe {
     pub wdl: Wdl,
     /// Plies until the loser has no move, with best play (`None` for a draw).
     pub plies: Option<u32>,
+}
+
+impl Probe {
+    /// The game's result when it is adjudicated by this value, `side_to_move` being the side
+    /// the value is for: a win or draw by [`WinReason::Adjudication`] /
+    /// [`DrawReason::Adjudication`].
+    pub fn outcome(self, side_to_move: Color) -> Outcome {
+        let winner = match self.wdl {
+            Wdl::Win => side_to_move,
+            Wdl::Loss => !side_to_move,
+            Wdl::Draw => return Outcome::Draw(DrawReason::Adjudication),
+        };
+        Outcome::Win {
+            winner,
+            reason: WinReason::Adjudication,
+        }
+    }
 }
 
 impl fmt::Display for Probe {

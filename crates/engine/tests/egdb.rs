@@ -2,10 +2,10 @@
 //! deep search without them on random positions.
 
 use damas_egdb::build::build;
-use damas_egdb::{Egdb, Indexer, Signature, Wdl};
+use damas_egdb::{Egdb, Signature, Wdl};
 use damas_engine::{EngineConfig, Limits, MATE, MATE_BOUND, Searcher};
 use damas_rules::variants::English;
-use damas_rules::{Color, Game, Position, Rules};
+use damas_rules::{Bits, Game, Position, Rules};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -24,37 +24,15 @@ fn tables() -> Arc<Egdb<English>> {
         .clone()
 }
 
-/// `count` positions with three pieces or fewer drawn from the tables' indices by a fixed
-/// generator, each with a legal move.
+/// `count` positions of two or three pieces drawn from the tables by a fixed generator, each
+/// with a legal move.
 fn random_positions(count: usize) -> Vec<Position<<English as Rules>::Geometry>> {
-    let signatures: Vec<Signature> = Signature::up_to(3)
-        .into_iter()
-        .filter(|s| s.pieces() >= 2)
-        .collect();
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    let mut positions = Vec::new();
-    while positions.len() < count {
-        let signature = signatures[next() as usize % signatures.len()];
-        let indexer = Indexer::<English>::new(signature);
-        let turn = if next() & 1 == 0 {
-            Color::White
-        } else {
-            Color::Black
-        };
-        if let Some(position) = indexer.decode(next() % indexer.size(), turn)
-            && !Game::<English>::from_position(position)
-                .legal_moves()
-                .is_empty()
-        {
-            positions.push(position);
-        }
-    }
+    let positions =
+        damas_egdb::bench::random_positions(&tables(), count, 0x2545_F491_4F6C_DD1D, |p| {
+            p.occupied().count() >= 2
+                && !Game::<English>::from_position(*p).legal_moves().is_empty()
+        });
+    assert_eq!(positions.len(), count);
     positions
 }
 

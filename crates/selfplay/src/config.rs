@@ -285,16 +285,17 @@ impl SelfPlayConfig {
         })
     }
 
-    /// The endgame database the `egdb` key names, opened (`None` without the key).
+    /// The endgame database the `egdb` key names, opened (`None` without the key); a copy
+    /// already open in this process is shared, not read again.
     pub fn read_egdb<V: Rules>(&self) -> Result<Option<Arc<Egdb<V>>>, ConfigError> {
         let Some(root) = &self.egdb else {
             return Ok(None);
         };
-        let db = Egdb::<V>::open(root).map_err(|source| ConfigError::Egdb {
+        let db = Egdb::<V>::open_shared(root).map_err(|source| ConfigError::Egdb {
             path: root.clone(),
             source,
         })?;
-        Ok(Some(Arc::new(db)))
+        Ok(Some(db))
     }
 
     /// The defaults for self-play whose network runs on `device`: an accelerator gets

@@ -3,13 +3,12 @@
 
 use crate::config::SelfPlayConfig;
 use crate::shard::{AuxTargets, Sample};
-use damas_egdb::{Egdb, Wdl};
+use damas_egdb::Egdb;
 use damas_mcts::{Evaluation, Evaluator, Leaf, RootNoise, Search, evaluate_pending};
 use damas_nn::PackedPosition;
 use damas_nn::encoding::policy_target;
 use damas_rules::{
-    Bits, ByColor, Color, DrawReason, Game, Outcome, Position, Rules, WinReason,
-    write_game_with_outcome,
+    Bits, ByColor, Color, Game, Outcome, Position, Rules, WinReason, write_game_with_outcome,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -228,18 +227,7 @@ impl<V: Rules, E: Evaluator<V>> Worker<'_, V, E> {
     /// position.
     fn database_outcome(&self, game: &Game<V>) -> Option<Outcome> {
         let db = self.egdb.filter(|_| self.config.egdb_adjudicate)?;
-        let turn = game.position().turn();
-        Some(match db.probe(game.position())?.wdl {
-            Wdl::Win => Outcome::Win {
-                winner: turn,
-                reason: WinReason::Adjudication,
-            },
-            Wdl::Loss => Outcome::Win {
-                winner: !turn,
-                reason: WinReason::Adjudication,
-            },
-            Wdl::Draw => Outcome::Draw(DrawReason::Adjudication),
-        })
+        Some(db.probe(game.position())?.outcome(game.position().turn()))
     }
 
     /// The record of a finished game, results and auxiliary targets written into its samples.
