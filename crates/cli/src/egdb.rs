@@ -4,7 +4,7 @@ use crate::out::outln;
 use anyhow::{Context, bail};
 use damas_egdb::build::{SignatureReport, build, by_pieces};
 use damas_egdb::verify::verify;
-use damas_egdb::{Egdb, Signature};
+use damas_egdb::{Egdb, Signature, Storage};
 use damas_rules::{MoveList, Rules, Variant, VariantVisitor, legal_moves};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -169,9 +169,13 @@ impl VariantVisitor for Probe<'_> {
     fn visit<V: Rules>(self) -> anyhow::Result<()> {
         let args = self.0;
         let position = args.position.position::<V>().context("invalid --fen")?;
-        let db = Egdb::<V>::open(&args.dir).context("opening the tables")?;
+        let db = Egdb::<V>::open_with(&args.dir, Storage::default())
+            .context("opening the tables")?;
         let signature = Signature::of(&position);
         let Some(probe) = db.probe(&position) else {
+            if let Some(fault) = db.faults().first() {
+                bail!("{fault}");
+            }
             bail!(
                 "no table for {signature} in {} (built: {})",
                 damas_egdb::db::variant_dir::<V>(&args.dir).display(),
@@ -241,19 +245,33 @@ impl VariantVisitor for Bench<'_> {
     type Output = anyhow::Result<()>;
     fn visit<V: Rules>(self) -> anyhow::Result<()> {
         let args = self.0;
-        let db = Egdb::<V>::open(&args.dir).context("opening the tables")?;
-        let report = damas_egdb::bench::probe_speed(&db, 1_000_000);
-        outln!(
-            "{}: {} probes of {} random positions from {}: {:.1} ns a probe ({} won, {} drawn, {} lost)",
-            V::NAME,
-            report.probes,
-            report.positions,
-            describe(&db),
-            report.nanos_per_probe,
-            report.wins,
-            report.draws,
-            report.losses
-        );
+        for storage in [Storage::Memory, Storage::default()] {
+            let started = Instant::now();
+            let db = Egdb::<V>::open_with(&args.dir, storage).context("opening the tables")?;
+            let opened = started.elapsed().as_secs_f64();
+            let report = damas_egdb::bench::probe_speed(&db, 1_000_000);
+            let place = match storage {
+                Storage::Memory => "in memory".to_string(),
+                Storage::Files { cache_bytes } => {
+                    format!("from the files, {} MiB cache", cache_bytes >> 20)
+                }
+            };
+            outln!(
+                "{}, {place}: opened in {opened:.2} s; {} random positions from {}: {:.0} ns a probe the first time, {:.1} ns over {} probes ({} won, {} drawn, {} lost)",
+                V::NAME,
+                report.positions,
+                describe(&db),
+                report.nanos_first_probe,
+                report.nanos_per_probe,
+                report.probes,
+                report.wins,
+                report.draws,
+                report.losses
+            );
+            for fault in db.faults() {
+                outln!("  fault: {fault}");
+            }
+        }
         Ok(())
     }
 }

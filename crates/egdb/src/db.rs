@@ -1,5 +1,7 @@
 //! A set of tables for one variant, opened from a directory, and probing.
 
+use crate::disk::{BlockCache, DEFAULT_CACHE_BYTES, DiskTable, Opened};
+use crate::index::Indexer;
 use crate::signature::Signature;
 use crate::table::{Table, TableError};
 use crate::value::Probe;
@@ -14,16 +16,48 @@ pub fn variant_dir<V: Rules>(root: &Path) -> PathBuf {
     root.join(V::NAME)
 }
 
-/// Solved tables of one variant, in memory, by signature.
-#[derive(Clone, Debug)]
+/// Where a database's tables are probed from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Storage {
+    /// Every table read whole into memory (2 bytes a position): what solving and verifying
+    /// need, and the fastest probes.
+    Memory,
+    /// Tables left in their files, read a block at a time into a shared cache of about this
+    /// many bytes ([`crate::disk`]): memory stays at the cache's size whatever the tables'.
+    Files {
+        /// The cache's size in bytes.
+        cache_bytes: usize,
+    },
+}
+
+impl Default for Storage {
+    /// On disk with a [`DEFAULT_CACHE_BYTES`] cache: how players and self-play open tables.
+    fn default() -> Self {
+        Storage::Files {
+            cache_bytes: DEFAULT_CACHE_BYTES,
+        }
+    }
+}
+
+/// One table of a database, wherever it is probed from.
+#[derive(Debug)]
+enum Stored<V: Rules> {
+    Memory(Table<V>),
+    Disk(DiskTable<V>),
+}
+
+/// Solved tables of one variant, by signature, probed from memory or from their files.
+#[derive(Debug)]
 pub struct Egdb<V: Rules> {
-    tables: HashMap<Signature, Table<V>>,
+    tables: HashMap<Signature, Stored<V>>,
+    cache: Option<BlockCache>,
 }
 
 impl<V: Rules> Default for Egdb<V> {
     fn default() -> Self {
         Egdb {
             tables: HashMap::new(),
+            cache: None,
         }
     }
 }
@@ -34,39 +68,63 @@ impl<V: Rules> Egdb<V> {
         Self::default()
     }
 
-    /// Every table of `V` under the database root `root` (`ROOT/<variant>/*.egdb`). A damaged
-    /// or foreign file is an error naming it; a missing directory is an error too.
+    /// Every table of `V` under the database root `root` (`ROOT/<variant>/*.egdb`), read whole
+    /// into memory. A damaged or foreign file is an error naming it; a missing directory is an
+    /// error too.
     pub fn open(root: &Path) -> Result<Self, TableError> {
+        Self::open_with(root, Storage::Memory)
+    }
+
+    /// [`Egdb::open`], the tables stored as `storage` says. On disk, each file's header and
+    /// block index are checked now and each block when it is first read.
+    pub fn open_with(root: &Path, storage: Storage) -> Result<Self, TableError> {
         let dir = variant_dir::<V>(root);
         let entries = std::fs::read_dir(&dir).map_err(|source| TableError::Io {
             path: dir.clone(),
             source,
         })?;
         let mut db = Egdb::new();
+        if let Storage::Files { cache_bytes } = storage {
+            db.cache = Some(BlockCache::new(cache_bytes));
+        }
+        let mut paths = Vec::new();
         for entry in entries {
             let entry = entry.map_err(|source| TableError::Io {
                 path: dir.clone(),
                 source,
             })?;
-            let path = entry.path();
+            paths.push(entry.path());
+        }
+        paths.sort();
+        for path in paths {
             let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
                 continue;
             };
             let Some(stem) = name.strip_suffix(".egdb") else {
                 continue;
             };
-            let signature: Signature = stem.parse().map_err(|e| TableError::Invalid {
-                path: path.clone(),
-                reason: format!("{e}"),
-            })?;
-            db.insert(Table::load(&path, signature)?);
+            let signature: Signature = stem
+                .parse()
+                .map_err(|e| TableError::invalid(&path, format!("{e}")))?;
+            let stored = match storage {
+                Storage::Memory => Stored::Memory(Table::load(&path, signature)?),
+                Storage::Files { .. } => {
+                    let id = db.tables.len() as u32;
+                    match DiskTable::open(&path, signature, id)? {
+                        Opened::Disk(table) => Stored::Disk(table),
+                        Opened::Memory(table) => Stored::Memory(table),
+                    }
+                }
+            };
+            db.tables.insert(signature, stored);
         }
         Ok(db)
     }
 
-    /// [`Egdb::open`], shared: while one opened copy of `root`'s tables for `V` is alive
-    /// anywhere in the process, every caller gets it instead of reading the files again (the
-    /// players and the adjudicator of a match hold one copy between them).
+    /// [`Egdb::open_with`] the default [`Storage`] (on disk), shared: while one opened copy of
+    /// `root`'s tables for `V` is alive anywhere in the process, every caller gets it instead
+    /// of opening the files again (the players and the adjudicator of a match hold one copy
+    /// and one cache between them).
     pub fn open_shared(root: &Path) -> Result<Arc<Self>, TableError> {
         type Open = HashMap<PathBuf, Weak<dyn Any + Send + Sync>>;
         static OPEN: Mutex<Option<Open>> = Mutex::new(None);
@@ -81,7 +139,7 @@ impl<V: Rules> Egdb<V> {
         {
             return Ok(db);
         }
-        let db = Arc::new(Self::open(root)?);
+        let db = Arc::new(Self::open_with(root, Storage::default())?);
         let shared: Arc<dyn Any + Send + Sync> = db.clone();
         open.insert(key, Arc::downgrade(&shared));
         Ok(db)
@@ -89,12 +147,39 @@ impl<V: Rules> Egdb<V> {
 
     /// Adds (or replaces) a table.
     pub fn insert(&mut self, table: Table<V>) {
-        self.tables.insert(table.signature(), table);
+        self.tables.insert(table.signature(), Stored::Memory(table));
     }
 
-    /// The table of `signature`, if loaded.
+    /// The table of `signature`, if it is loaded into memory (not for tables probed from
+    /// their files).
     pub fn table(&self, signature: Signature) -> Option<&Table<V>> {
-        self.tables.get(&signature)
+        match self.tables.get(&signature)? {
+            Stored::Memory(table) => Some(table),
+            Stored::Disk(_) => None,
+        }
+    }
+
+    /// The index of the table of `signature`, wherever it is stored.
+    pub fn indexer(&self, signature: Signature) -> Option<&Indexer<V>> {
+        Some(match self.tables.get(&signature)? {
+            Stored::Memory(table) => table.indexer(),
+            Stored::Disk(table) => table.indexer(),
+        })
+    }
+
+    /// Faults met reading tables from their files (a damaged block, a read error), one per
+    /// table, each naming the file and block; their positions probe as not in the tables.
+    pub fn faults(&self) -> Vec<String> {
+        let mut faults: Vec<String> = self
+            .tables
+            .values()
+            .filter_map(|t| match t {
+                Stored::Disk(table) => table.fault().map(str::to_string),
+                Stored::Memory(_) => None,
+            })
+            .collect();
+        faults.sort();
+        faults
     }
 
     /// The signatures loaded, sorted.
@@ -125,10 +210,17 @@ impl<V: Rules> Egdb<V> {
     /// stand where men can).
     #[inline]
     pub fn probe(&self, position: &Position<V::Geometry>) -> Option<Probe> {
-        let table = self.tables.get(&Signature::of(position))?;
-        table
-            .indexer()
-            .covers(position)
-            .then(|| table.probe(position))
+        let value = match self.tables.get(&Signature::of(position))? {
+            Stored::Memory(table) => table
+                .indexer()
+                .covers(position)
+                .then(|| table.value(position))?,
+            Stored::Disk(table) => {
+                let cache = self.cache.as_ref().expect("a database on disk has a cache");
+                table.indexer().covers(position).then_some(())?;
+                table.value(position, cache)?
+            }
+        };
+        Some(Probe::from(value))
     }
 }

@@ -3,8 +3,9 @@
 //! A table holds every position of one material signature (men and kings per side), both
 //! sides to move, with its game-theoretic value and distance to the end of the game, draw
 //! counters ignored. Tables are solved retrogradely from the smaller signatures a move can
-//! reach ([`solve`]), written in a versioned, checksummed, compressed file ([`table`]), read
-//! back into memory as a set ([`Egdb`]) and probed in well under a microsecond.
+//! reach ([`solve`]), written in a versioned, checksummed file of compressed blocks ([`file`]), and
+//! probed as a set ([`Egdb`]) either read whole into memory or block by block from the files
+//! through a cache ([`disk`]), in well under a microsecond once a block is cached.
 //!
 //! ```
 //! use damas_egdb::{Egdb, Signature, Wdl, build};
@@ -23,6 +24,8 @@
 pub mod bench;
 pub mod build;
 pub mod db;
+pub mod disk;
+pub mod file;
 pub mod index;
 pub mod signature;
 pub mod solve;
@@ -30,7 +33,7 @@ pub mod table;
 pub mod value;
 pub mod verify;
 
-pub use db::Egdb;
+pub use db::{Egdb, Storage};
 pub use index::Indexer;
 pub use signature::Signature;
 pub use table::{Table, TableError};

@@ -1,34 +1,13 @@
-//! One solved table (a signature, both sides to move) and its file.
-//!
-//! File layout, format 1: the 8 bytes `DAMASEGD`; the header's length (u32, little endian) and
-//! the header as JSON ([`TableHeader`]: format, variant, rule-set id, signature, sizes, counts,
-//! CRC-32 of the payload); then one zstd frame holding the payload: the win/draw/loss of every
-//! index at 2 bits each (four to a byte, White to move first), then each index's distance in
-//! plies (one byte each where all fit, else two, little endian). A damaged, truncated or
-//! foreign file is refused with its path and what is wrong.
+//! One solved table (a signature, both sides to move), whole in memory; its file is
+//! [`crate::file`]'s.
 
+use crate::file;
 use crate::index::Indexer;
 use crate::signature::Signature;
 use crate::value::{Probe, Value, Wdl};
 use damas_rules::{Color, Position, Rules};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-
-/// The first bytes of every table file.
-pub const MAGIC: &[u8; 8] = b"DAMASEGD";
-/// Version of the table layout.
-pub const TABLE_FORMAT: u32 = 1;
-/// zstd's level for tables: small files, still fast to write.
-const ZSTD_LEVEL: i32 = 9;
-
-/// The rule-set id written into tables: a CRC-32 of the variant's rules as data, so a table
-/// solved under other rules (a changed rule set, another variant) is refused.
-pub fn rules_id<V: Rules>() -> String {
-    format!(
-        "{:08x}",
-        crc32fast::hash(format!("{:?}", V::RULES).as_bytes())
-    )
-}
 
 /// Positions won, drawn and lost for the side to move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,30 +34,6 @@ impl Counts {
     }
 }
 
-/// What a table file says about itself.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TableHeader {
-    /// Layout version ([`TABLE_FORMAT`]).
-    pub format: u32,
-    /// The variant's short name.
-    pub variant: String,
-    /// [`rules_id`] of the rules it was solved under.
-    pub rules_id: String,
-    /// The material, as `w<men>.<kings>-b<men>.<kings>`.
-    pub signature: String,
-    /// Indices per side to move.
-    pub indices: u64,
-    /// Placements (indices that are positions), per side to move.
-    pub placements: u64,
-    /// Results over both sides to move.
-    pub counts: Counts,
-    /// Longest win or loss, in plies.
-    pub max_plies: u32,
-    /// CRC-32 of the uncompressed payload.
-    pub payload_crc32: u32,
-}
-
 /// Why a table file cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
@@ -98,6 +53,16 @@ pub enum TableError {
         /// What is wrong.
         reason: String,
     },
+}
+
+impl TableError {
+    /// The file at `path` is damaged or foreign: `reason` says how.
+    pub fn invalid(path: &Path, reason: impl Into<String>) -> Self {
+        TableError::Invalid {
+            path: path.to_path_buf(),
+            reason: reason.into(),
+        }
+    }
 }
 
 /// A solved table: every position of one signature, both sides to move.
@@ -176,11 +141,7 @@ impl<V: Rules> Table<V> {
 
     /// The value of `position` as a probe answer.
     pub fn probe(&self, position: &Position<V::Geometry>) -> Probe {
-        let v = self.value(position);
-        Probe {
-            wdl: v.wdl().unwrap_or(Wdl::Draw),
-            plies: v.plies(),
-        }
+        Probe::from(self.value(position))
     }
 
     /// Every index's value, White to move first.
@@ -193,164 +154,14 @@ impl<V: Rules> Table<V> {
         format!("{signature}.egdb")
     }
 
-    /// The header this table is written with.
-    fn header(&self, payload_crc32: u32) -> TableHeader {
-        TableHeader {
-            format: TABLE_FORMAT,
-            variant: V::NAME.to_string(),
-            rules_id: rules_id::<V>(),
-            signature: self.signature().to_string(),
-            indices: self.indexer.size(),
-            placements: self.placements,
-            counts: self.counts,
-            max_plies: self.max_plies,
-            payload_crc32,
-        }
-    }
-
-    /// The payload: packed win/draw/loss, then distances.
-    fn payload(&self) -> Vec<u8> {
-        let n = self.values.len();
-        let wide = self.max_plies > u8::MAX as u32;
-        let mut out = Vec::with_capacity(n.div_ceil(4) + n * (1 + wide as usize));
-        for chunk in self.values.chunks(4) {
-            let mut byte = 0u8;
-            for (i, &v) in chunk.iter().enumerate() {
-                let code = match Value(v).wdl() {
-                    Some(Wdl::Draw) => 0,
-                    Some(Wdl::Win) => 1,
-                    Some(Wdl::Loss) => 2,
-                    None => 3,
-                };
-                byte |= code << (2 * i);
-            }
-            out.push(byte);
-        }
-        for &v in &self.values {
-            let plies = Value(v).plies().unwrap_or(0) as u16;
-            if wide {
-                out.extend_from_slice(&plies.to_le_bytes());
-            } else {
-                out.push(plies as u8);
-            }
-        }
-        out
-    }
-
-    /// Writes the table to `path` atomically.
+    /// Writes the table to `path` atomically ([`crate::file`]'s layout); returns the file's
+    /// size.
     pub fn save(&self, path: &Path) -> Result<u64, TableError> {
-        let io = |source| TableError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let payload = self.payload();
-        let header = serde_json::to_vec(&self.header(crc32fast::hash(&payload)))
-            .expect("a header serialises");
-        let compressed = zstd::bulk::compress(&payload, ZSTD_LEVEL).map_err(io)?;
-        let mut file = Vec::with_capacity(12 + header.len() + compressed.len());
-        file.extend_from_slice(MAGIC);
-        file.extend_from_slice(&(header.len() as u32).to_le_bytes());
-        file.extend_from_slice(&header);
-        file.extend_from_slice(&compressed);
-        damas_store::write_atomically(path, &file).map_err(io)?;
-        Ok(file.len() as u64)
+        file::save(self, path)
     }
 
-    /// Reads the table of `signature` from `path`, refusing a damaged or foreign file.
+    /// Reads the table of `signature` from `path` whole, refusing a damaged or foreign file.
     pub fn load(path: &Path, signature: Signature) -> Result<Self, TableError> {
-        let bytes = std::fs::read(path).map_err(|source| TableError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let invalid = |reason: String| TableError::Invalid {
-            path: path.to_path_buf(),
-            reason,
-        };
-        let header = read_header(&bytes).map_err(invalid)?;
-        let (header, body) = header;
-        let expect = |what: &str, found: &str, wanted: &str| {
-            if found == wanted {
-                Ok(())
-            } else {
-                Err(invalid(format!(
-                    "{what} is {found}, expected {wanted} (a table of another {what})"
-                )))
-            }
-        };
-        expect("variant", &header.variant, V::NAME)?;
-        expect("rule set", &header.rules_id, &rules_id::<V>())?;
-        expect("signature", &header.signature, &signature.to_string())?;
-        let indexer = Indexer::<V>::new(signature);
-        if header.indices != indexer.size() {
-            return Err(invalid(format!(
-                "{} indices per side, the index of {signature} has {}",
-                header.indices,
-                indexer.size()
-            )));
-        }
-        let n = 2 * indexer.size() as usize;
-        let wide = header.max_plies > u8::MAX as u32;
-        let expected_len = n.div_ceil(4) + n * (1 + wide as usize);
-        let payload = zstd::bulk::decompress(body, expected_len)
-            .map_err(|e| invalid(format!("payload does not decompress: {e}")))?;
-        if payload.len() != expected_len {
-            return Err(invalid(format!(
-                "payload is {} bytes, expected {expected_len}",
-                payload.len()
-            )));
-        }
-        if crc32fast::hash(&payload) != header.payload_crc32 {
-            return Err(invalid("payload checksum does not match".into()));
-        }
-        let (wdl, plies) = payload.split_at(n.div_ceil(4));
-        let mut values = Vec::with_capacity(n);
-        for i in 0..n {
-            let code = (wdl[i / 4] >> (2 * (i % 4))) & 3;
-            let d = if wide {
-                u16::from_le_bytes([plies[2 * i], plies[2 * i + 1]]) as u32
-            } else {
-                plies[i] as u32
-            };
-            if d > Value::MAX_PLIES {
-                return Err(invalid(format!(
-                    "distance {d} at index {i} is out of range"
-                )));
-            }
-            values.push(match code {
-                0 => Value::DRAW,
-                1 => Value::win(d),
-                2 => Value::loss(d),
-                _ => Value::INVALID,
-            });
-        }
-        let table = Table::new(indexer, values.into_iter().map(|v| v.0).collect());
-        if table.counts != header.counts || table.max_plies != header.max_plies {
-            return Err(invalid("counts do not match the header".into()));
-        }
-        Ok(table)
+        file::load(path, signature)
     }
-}
-
-/// The header and the compressed body of a table file.
-pub fn read_header(bytes: &[u8]) -> Result<(TableHeader, &[u8]), String> {
-    let rest = bytes
-        .strip_prefix(MAGIC.as_slice())
-        .ok_or("not a table file (no DAMASEGD mark)")?;
-    if rest.len() < 4 {
-        return Err("truncated header".into());
-    }
-    let len = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")) as usize;
-    let rest = &rest[4..];
-    if rest.len() < len {
-        return Err("truncated header".into());
-    }
-    let header: TableHeader =
-        serde_json::from_slice(&rest[..len]).map_err(|e| format!("bad header: {e}"))?;
-    if header.format != TABLE_FORMAT {
-        return Err(format!(
-            "table format {} (this build reads format {TABLE_FORMAT})",
-            header.format
-        ));
-    }
-    Ok((header, &rest[len..]))
 }

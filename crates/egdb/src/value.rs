@@ -119,6 +119,16 @@ pub struct Probe {
     pub plies: Option<u32>,
 }
 
+impl From<Value> for Probe {
+    /// A table value as a probe's answer (a non-position reads as a draw).
+    fn from(v: Value) -> Probe {
+        Probe {
+            wdl: v.wdl().unwrap_or(Wdl::Draw),
+            plies: v.plies(),
+        }
+    }
+}
+
 impl Probe {
     /// The game's result when it is adjudicated by this value, `side_to_move` being the side
     /// the value is for: a win or draw by [`WinReason::Adjudication`] /

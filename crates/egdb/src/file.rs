@@ -1,0 +1,471 @@
+//! The table file: its layout, writing, and reading whole or by block.
+//!
+//! Format 2: the 8 bytes `DAMASEGD`; the header's length (u32, little endian) and the header
+//! as JSON ([`TableHeader`]: format, variant, rule-set id, signature, sizes, counts, block size,
+//! CRC-32 of the block index); the block index, 12 bytes a block (end offset of its compressed
+//! bytes from the first block's start, u64, and CRC-32 of its uncompressed bytes, u32, little
+//! endian); then the blocks, one zstd frame each. A block holds [`BLOCK_POSITIONS`] consecutive
+//! indices (White to move first, then Black; the last block fewer): their win/draw/loss at
+//! 2 bits each (four to a byte), then their distances in plies (one byte each where every
+//! distance of the table fits, else two, little endian). Blocks let a prober read and unpack
+//! only the few kilobytes around a position ([`crate::disk`]).
+//!
+//! Format 1 (read only, into memory): the same header with the CRC-32 of the whole payload and
+//! no block index, then one zstd frame of the whole payload laid out as one block.
+//!
+//! A damaged, truncated or foreign file is refused with its path and what is wrong.
+
+use crate::index::Indexer;
+use crate::signature::Signature;
+use crate::table::{Counts, Table, TableError};
+use crate::value::{Value, Wdl};
+use damas_rules::Rules;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+/// The first bytes of every table file.
+pub const MAGIC: &[u8; 8] = b"DAMASEGD";
+/// Version of the table layout written.
+pub const TABLE_FORMAT: u32 = 2;
+/// Indices a block holds (a multiple of 4, so a block's results fill whole bytes): 8,192 is
+/// 2 KiB of results and 8 KiB of one-byte distances unpacked, a few microseconds to unpack.
+pub const BLOCK_POSITIONS: usize = 8192;
+/// zstd's level for tables: small files, still fast to write.
+const ZSTD_LEVEL: i32 = 9;
+/// Bytes a block takes in the index.
+const INDEX_ENTRY: usize = 12;
+
+/// The rule-set id written into tables: a CRC-32 of the variant's rules as data, so a table
+/// solved under other rules (a changed rule set, another variant) is refused.
+pub fn rules_id<V: Rules>() -> String {
+    format!(
+        "{:08x}",
+        crc32fast::hash(format!("{:?}", V::RULES).as_bytes())
+    )
+}
+
+/// What a table file says about itself.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableHeader {
+    /// Layout version ([`TABLE_FORMAT`], or 1 for the files of the first layout).
+    pub format: u32,
+    /// The variant's short name.
+    pub variant: String,
+    /// [`rules_id`] of the rules it was solved under.
+    pub rules_id: String,
+    /// The material, as `w<men>.<kings>-b<men>.<kings>`.
+    pub signature: String,
+    /// Indices per side to move.
+    pub indices: u64,
+    /// Placements (indices that are positions), per side to move.
+    pub placements: u64,
+    /// Results over both sides to move.
+    pub counts: Counts,
+    /// Longest win or loss, in plies.
+    pub max_plies: u32,
+    /// Format 1: CRC-32 of the uncompressed payload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload_crc32: Option<u32>,
+    /// Format 2: indices a block holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_positions: Option<u32>,
+    /// Format 2: CRC-32 of the block index.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_crc32: Option<u32>,
+}
+
+impl TableHeader {
+    /// Whether distances take two bytes.
+    pub fn wide(&self) -> bool {
+        self.max_plies > u8::MAX as u32
+    }
+}
+
+/// Where one block's compressed bytes are, and its checksum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Block {
+    /// First byte in the file.
+    pub start: u64,
+    /// One past the last byte.
+    pub end: u64,
+    /// CRC-32 of the uncompressed block.
+    pub crc32: u32,
+}
+
+/// A format-2 file's header and block index, read without its blocks.
+#[derive(Clone, Debug)]
+pub(crate) struct Layout {
+    /// The header, checked against the variant and signature.
+    pub header: TableHeader,
+    /// The blocks in index order.
+    pub blocks: Vec<Block>,
+    /// Indices a block holds.
+    pub block_positions: usize,
+    /// Indices over both sides to move.
+    pub slots: usize,
+}
+
+impl Layout {
+    /// Indices block `block` holds.
+    pub fn block_len(&self, block: usize) -> usize {
+        (self.slots - block * self.block_positions).min(self.block_positions)
+    }
+}
+
+/// The uncompressed bytes of `values` laid out as one block.
+fn encode_block(values: &[u16], wide: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(encoded_len(values.len(), wide));
+    for chunk in values.chunks(4) {
+        let mut byte = 0u8;
+        for (i, &v) in chunk.iter().enumerate() {
+            let code = match Value(v).wdl() {
+                Some(Wdl::Draw) => 0,
+                Some(Wdl::Win) => 1,
+                Some(Wdl::Loss) => 2,
+                None => 3,
+            };
+            byte |= code << (2 * i);
+        }
+        out.push(byte);
+    }
+    for &v in values {
+        let plies = Value(v).plies().unwrap_or(0) as u16;
+        if wide {
+            out.extend_from_slice(&plies.to_le_bytes());
+        } else {
+            out.push(plies as u8);
+        }
+    }
+    out
+}
+
+/// Uncompressed bytes of a block of `count` indices.
+fn encoded_len(count: usize, wide: bool) -> usize {
+    count.div_ceil(4) + count * (1 + wide as usize)
+}
+
+/// The values of a block of `count` indices from its uncompressed bytes.
+pub(crate) fn decode_block(bytes: &[u8], count: usize, wide: bool) -> Result<Vec<u16>, String> {
+    if bytes.len() != encoded_len(count, wide) {
+        return Err(format!(
+            "{} bytes unpacked, expected {}",
+            bytes.len(),
+            encoded_len(count, wide)
+        ));
+    }
+    let (wdl, plies) = bytes.split_at(count.div_ceil(4));
+    let mut values = Vec::with_capacity(count);
+    for i in 0..count {
+        let code = (wdl[i / 4] >> (2 * (i % 4))) & 3;
+        let d = if wide {
+            u16::from_le_bytes([plies[2 * i], plies[2 * i + 1]]) as u32
+        } else {
+            plies[i] as u32
+        };
+        if d > Value::MAX_PLIES {
+            return Err(format!("distance {d} at index {i} is out of range"));
+        }
+        values.push(
+            match code {
+                0 => Value::DRAW,
+                1 => Value::win(d),
+                2 => Value::loss(d),
+                _ => Value::INVALID,
+            }
+            .0,
+        );
+    }
+    Ok(values)
+}
+
+/// Decompresses one block's frame and checks it.
+pub(crate) fn unpack_block(
+    frame: &[u8],
+    count: usize,
+    wide: bool,
+    crc32: u32,
+) -> Result<Vec<u16>, String> {
+    let bytes = zstd::bulk::decompress(frame, encoded_len(count, wide))
+        .map_err(|e| format!("does not decompress: {e}"))?;
+    if crc32fast::hash(&bytes) != crc32 {
+        return Err("checksum does not match".into());
+    }
+    decode_block(&bytes, count, wide)
+}
+
+/// Writes `table` to `path` atomically in format 2; returns the file's size.
+pub(crate) fn save<V: Rules>(table: &Table<V>, path: &Path) -> Result<u64, TableError> {
+    let io = |source| TableError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let wide = table.max_plies() > u8::MAX as u32;
+    let frames: Vec<(Vec<u8>, u32)> = table
+        .values()
+        .par_chunks(BLOCK_POSITIONS)
+        .map(|chunk| {
+            let bytes = encode_block(chunk, wide);
+            let frame = zstd::bulk::compress(&bytes, ZSTD_LEVEL)?;
+            Ok((frame, crc32fast::hash(&bytes)))
+        })
+        .collect::<Result<_, std::io::Error>>()
+        .map_err(io)?;
+    let mut index = Vec::with_capacity(frames.len() * INDEX_ENTRY);
+    let mut end = 0u64;
+    for (frame, crc) in &frames {
+        end += frame.len() as u64;
+        index.extend_from_slice(&end.to_le_bytes());
+        index.extend_from_slice(&crc.to_le_bytes());
+    }
+    let header = TableHeader {
+        format: TABLE_FORMAT,
+        variant: V::NAME.to_string(),
+        rules_id: rules_id::<V>(),
+        signature: table.signature().to_string(),
+        indices: table.indexer().size(),
+        placements: table.placements(),
+        counts: table.counts(),
+        max_plies: table.max_plies(),
+        payload_crc32: None,
+        block_positions: Some(BLOCK_POSITIONS as u32),
+        index_crc32: Some(crc32fast::hash(&index)),
+    };
+    let header = serde_json::to_vec(&header).expect("a header serialises");
+    let mut file = Vec::with_capacity(12 + header.len() + index.len() + end as usize);
+    file.extend_from_slice(MAGIC);
+    file.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    file.extend_from_slice(&header);
+    file.extend_from_slice(&index);
+    for (frame, _) in &frames {
+        file.extend_from_slice(frame);
+    }
+    damas_store::write_atomically(path, &file).map_err(io)?;
+    Ok(file.len() as u64)
+}
+
+/// A table file opened for reading: its header checked against `V` and `signature`.
+pub(crate) struct Opened {
+    /// The open file, positioned after the header.
+    pub file: File,
+    /// The header.
+    pub header: TableHeader,
+    /// Bytes before the block index (format 2) or payload (format 1).
+    pub header_end: u64,
+    /// The file's length.
+    pub len: u64,
+}
+
+/// Opens `path` and reads and checks its header.
+pub(crate) fn open<V: Rules>(path: &Path, signature: Signature) -> Result<Opened, TableError> {
+    let invalid = |reason: String| TableError::invalid(path, reason);
+    let io = |source| TableError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let mut start = [0u8; 12];
+    read_exact(&mut file, &mut start, "header").map_err(|e| e.at(path))?;
+    if &start[..8] != MAGIC {
+        return Err(invalid("not a table file (no DAMASEGD mark)".into()));
+    }
+    let header_len = u32::from_le_bytes(start[8..].try_into().expect("4 bytes")) as u64;
+    if 12 + header_len > len {
+        return Err(invalid("truncated header".into()));
+    }
+    let mut bytes = vec![0u8; header_len as usize];
+    read_exact(&mut file, &mut bytes, "header").map_err(|e| e.at(path))?;
+    let header: TableHeader =
+        serde_json::from_slice(&bytes).map_err(|e| invalid(format!("bad header: {e}")))?;
+    let expect = |what: &str, found: &str, wanted: &str| {
+        if found == wanted {
+            Ok(())
+        } else {
+            Err(invalid(format!(
+                "{what} is {found}, expected {wanted} (a table of another {what})"
+            )))
+        }
+    };
+    if header.format != 1 && header.format != TABLE_FORMAT {
+        return Err(invalid(format!(
+            "table format {} (this build reads formats 1 and {TABLE_FORMAT})",
+            header.format
+        )));
+    }
+    expect("variant", &header.variant, V::NAME)?;
+    expect("rule set", &header.rules_id, &rules_id::<V>())?;
+    expect("signature", &header.signature, &signature.to_string())?;
+    let size = Indexer::<V>::new(signature).size();
+    if header.indices != size {
+        return Err(invalid(format!(
+            "{} indices per side, the index of {signature} has {size}",
+            header.indices
+        )));
+    }
+    Ok(Opened {
+        file,
+        header,
+        header_end: 12 + header_len,
+        len,
+    })
+}
+
+/// A short read, named by what was being read.
+struct ShortRead(String);
+
+impl ShortRead {
+    fn at(self, path: &Path) -> TableError {
+        TableError::invalid(path, self.0)
+    }
+}
+
+fn read_exact(file: &mut File, buf: &mut [u8], what: &str) -> Result<(), ShortRead> {
+    file.read_exact(buf)
+        .map_err(|e| ShortRead(format!("truncated {what} ({e})")))
+}
+
+/// Reads and checks a format-2 file's block index (the file positioned after the header).
+pub(crate) fn read_layout(opened: &mut Opened, path: &Path) -> Result<Layout, TableError> {
+    let invalid = |reason: String| TableError::invalid(path, reason);
+    let header = &opened.header;
+    let block_positions = header
+        .block_positions
+        .filter(|&b| b > 0 && b % 4 == 0)
+        .ok_or_else(|| invalid("no valid block size in a format-2 header".into()))?
+        as usize;
+    let slots = 2 * header.indices as usize;
+    let count = slots.div_ceil(block_positions);
+    let mut index = vec![0u8; count * INDEX_ENTRY];
+    read_exact(&mut opened.file, &mut index, "block index").map_err(|e| e.at(path))?;
+    if Some(crc32fast::hash(&index)) != header.index_crc32 {
+        return Err(invalid("block index checksum does not match".into()));
+    }
+    let data_start = opened.header_end + index.len() as u64;
+    let mut blocks = Vec::with_capacity(count);
+    let mut start = data_start;
+    for entry in index.chunks_exact(INDEX_ENTRY) {
+        let end = data_start + u64::from_le_bytes(entry[..8].try_into().expect("8 bytes"));
+        let crc32 = u32::from_le_bytes(entry[8..].try_into().expect("4 bytes"));
+        if end < start || end > opened.len {
+            return Err(invalid(format!(
+                "block {} ends at byte {end}, outside {start}..{} (truncated?)",
+                blocks.len(),
+                opened.len
+            )));
+        }
+        blocks.push(Block { start, end, crc32 });
+        start = end;
+    }
+    if start != opened.len {
+        return Err(invalid(format!(
+            "{} bytes after the last block",
+            opened.len - start
+        )));
+    }
+    Ok(Layout {
+        header: header.clone(),
+        blocks,
+        block_positions,
+        slots,
+    })
+}
+
+/// Reads the table of `signature` from `path` whole, refusing a damaged or foreign file.
+pub(crate) fn load<V: Rules>(path: &Path, signature: Signature) -> Result<Table<V>, TableError> {
+    let invalid = |reason: String| TableError::invalid(path, reason);
+    let mut opened = open::<V>(path, signature)?;
+    let header = opened.header.clone();
+    let wide = header.wide();
+    let values = if header.format == 1 {
+        let mut body = Vec::new();
+        opened
+            .file
+            .read_to_end(&mut body)
+            .map_err(|source| TableError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        let slots = 2 * header.indices as usize;
+        let crc = header
+            .payload_crc32
+            .ok_or_else(|| invalid("no payload checksum in a format-1 header".into()))?;
+        unpack_block(&body, slots, wide, crc).map_err(|e| invalid(format!("payload {e}")))?
+    } else {
+        let layout = read_layout(&mut opened, path)?;
+        let mut body = Vec::new();
+        opened
+            .file
+            .read_to_end(&mut body)
+            .map_err(|source| TableError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        let base = layout.blocks.first().map_or(0, |b| b.start);
+        let parts: Vec<Vec<u16>> = layout
+            .blocks
+            .par_iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let frame = &body[(b.start - base) as usize..(b.end - base) as usize];
+                unpack_block(frame, layout.block_len(i), wide, b.crc32)
+                    .map_err(|e| invalid(format!("block {i} {e}")))
+            })
+            .collect::<Result<_, _>>()?;
+        parts.concat()
+    };
+    let table = Table::new(Indexer::<V>::new(signature), values);
+    if table.counts() != header.counts || table.max_plies() != header.max_plies {
+        return Err(invalid("counts do not match the header".into()));
+    }
+    Ok(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::build;
+    use damas_rules::variants::English;
+
+    /// Files of the first layout (one frame for the whole payload) still read, into memory and
+    /// when opened for probing from disk.
+    #[test]
+    fn format_one_files_still_read() {
+        let dir = std::env::temp_dir().join(format!("damas-egdb-format1-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let signature: Signature = "w0.2-b0.1".parse().unwrap();
+        let (db, _) = build::<English>(&dir, &[signature], |_, _, _| {}).unwrap();
+        let table = db.table(signature).unwrap();
+        let payload = encode_block(table.values(), false);
+        let header = TableHeader {
+            format: 1,
+            variant: "english".into(),
+            rules_id: rules_id::<English>(),
+            signature: signature.to_string(),
+            indices: table.indexer().size(),
+            placements: table.placements(),
+            counts: table.counts(),
+            max_plies: table.max_plies(),
+            payload_crc32: Some(crc32fast::hash(&payload)),
+            block_positions: None,
+            index_crc32: None,
+        };
+        let header = serde_json::to_vec(&header).unwrap();
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&(header.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&header);
+        bytes.extend_from_slice(&zstd::bulk::compress(&payload, 3).unwrap());
+        let path = dir.join("english").join(Table::<English>::file_name(signature));
+        std::fs::write(&path, &bytes).unwrap();
+        let loaded = Table::<English>::load(&path, signature).unwrap();
+        assert_eq!(loaded.values(), table.values());
+        match crate::disk::DiskTable::<English>::open(&path, signature, 0).unwrap() {
+            crate::disk::Opened::Memory(t) => assert_eq!(t.values(), table.values()),
+            crate::disk::Opened::Disk(_) => panic!("a format-1 file has no blocks"),
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
