@@ -49,6 +49,10 @@ pub enum ArenaError {
         #[source]
         source: FenLineError,
     },
+    /// A table of the endgame database was found damaged during the games (its positions
+    /// were played on as if not in the tables; the results stored are sound).
+    #[error("endgame database damaged: {0}; rebuild that table with `damas egdb build`")]
+    EgdbDamaged(String),
     /// The openings file holds none.
     #[error("{0}: no openings")]
     NoOpenings(PathBuf),
@@ -460,7 +464,7 @@ impl<V: Rules> Players<V> {
         openings: &[Game<V>],
         store: &mut ResultsStore,
         mut after: impl FnMut(&ResultsStore, &ScheduledGame<V>) -> bool,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), ArenaError> {
         let mut failure = None;
         let refs: Vec<_> = self.factories.iter().map(|f| f.as_ref()).collect();
         run_schedule(
@@ -479,7 +483,17 @@ impl<V: Rules> Players<V> {
                 }
             },
         );
-        failure.map_or(Ok(()), Err)
+        if let Some(error) = failure {
+            return Err(error.into());
+        }
+        match self
+            .egdb
+            .as_ref()
+            .and_then(|db| db.faults().into_iter().next())
+        {
+            Some(fault) => Err(ArenaError::EgdbDamaged(fault)),
+            None => Ok(()),
+        }
     }
 }
 

@@ -169,8 +169,8 @@ impl VariantVisitor for Probe<'_> {
     fn visit<V: Rules>(self) -> anyhow::Result<()> {
         let args = self.0;
         let position = args.position.position::<V>().context("invalid --fen")?;
-        let db = Egdb::<V>::open_with(&args.dir, Storage::default())
-            .context("opening the tables")?;
+        let db =
+            Egdb::<V>::open_with(&args.dir, Storage::default()).context("opening the tables")?;
         let signature = Signature::of(&position);
         let Some(probe) = db.probe(&position) else {
             if let Some(fault) = db.faults().first() {

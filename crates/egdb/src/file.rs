@@ -458,7 +458,9 @@ mod tests {
         bytes.extend_from_slice(&(header.len() as u32).to_le_bytes());
         bytes.extend_from_slice(&header);
         bytes.extend_from_slice(&zstd::bulk::compress(&payload, 3).unwrap());
-        let path = dir.join("english").join(Table::<English>::file_name(signature));
+        let path = dir
+            .join("english")
+            .join(Table::<English>::file_name(signature));
         std::fs::write(&path, &bytes).unwrap();
         let loaded = Table::<English>::load(&path, signature).unwrap();
         assert_eq!(loaded.values(), table.values());

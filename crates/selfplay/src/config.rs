@@ -157,6 +157,13 @@ pub enum ConfigError {
         #[source]
         source: damas_egdb::TableError,
     },
+    /// A table of the endgame database was found damaged while playing (its positions were
+    /// played on as if not in the tables; the games written are sound).
+    #[error("endgame database damaged: {fault}; rebuild that table with `damas egdb build`")]
+    EgdbDamaged {
+        /// The file and block, and what is wrong.
+        fault: String,
+    },
     /// The openings file does not read.
     #[error("openings file {path}")]
     Openings {
@@ -296,6 +303,15 @@ impl SelfPlayConfig {
             source,
         })?;
         Ok(Some(db))
+    }
+
+    /// Fails naming the first damaged table `egdb` met while probing, if any: call it after
+    /// playing with the database [`Self::read_egdb`] opened.
+    pub fn check_egdb<V: Rules>(egdb: Option<&Arc<Egdb<V>>>) -> Result<(), ConfigError> {
+        match egdb.and_then(|db| db.faults().into_iter().next()) {
+            Some(fault) => Err(ConfigError::EgdbDamaged { fault }),
+            None => Ok(()),
+        }
     }
 
     /// The defaults for self-play whose network runs on `device`: an accelerator gets

@@ -221,7 +221,7 @@ pub fn run_job(
                 model.name(),
                 job.config.games_per_shard,
             );
-            Ok(play_into_shards::<V, _>(
+            let report = play_into_shards::<V, _>(
                 &job.config,
                 &model.evaluator().as_ref(),
                 job.games,
@@ -230,7 +230,9 @@ pub fn run_job(
                 egdb.as_ref(),
                 &mut writer,
                 on_game,
-            )?)
+            )?;
+            SelfPlayConfig::check_egdb(egdb.as_ref())?;
+            Ok(report)
         }
     }
     job.variant.visit(Visit(job, on_game))

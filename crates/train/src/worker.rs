@@ -386,6 +386,7 @@ fn work<V: Rules>(
         );
         progress.finish();
         let report = report?;
+        damas_selfplay::SelfPlayConfig::check_egdb(egdb.as_ref())?;
         summary.playing_seconds += started.elapsed().as_secs_f64();
         // Games first, then the shard: the shard is what the learner waits for.
         for (folder, ext) in [("games", "pdn"), ("shards", "shard")] {

@@ -184,6 +184,7 @@ impl<V: Rules> Run<'_, V> {
         };
         self.progress.finish();
         let report = report?;
+        damas_selfplay::SelfPlayConfig::check_egdb(self.selfplay_egdb.as_ref())?;
         let stats = &report.stats;
         let done = SelfPlayDone {
             games: stats.games,
