@@ -3,7 +3,7 @@
 use damas_egdb::build::{build, by_pieces};
 use damas_egdb::verify::verify;
 use damas_egdb::{Egdb, Indexer, Signature, Wdl};
-use damas_rules::variants::{AntiEnglish, English, International, Russian};
+use damas_rules::variants::{AntiEnglish, Antidraughts, English, International, Russian};
 use damas_rules::{Color, Rules, parse_fen};
 use std::path::PathBuf;
 
@@ -143,4 +143,39 @@ fn antienglish_inverts_the_results() {
     // White to move must capture the black king and is left with two kings: Black has no
     // piece and so no move, and wins.
     assert_eq!(probe(&db, "W:WK18,K29:BK14"), Wdl::Loss);
+}
+
+/// Antidraughts (losing draughts on the international board, the rule set's own text: "a side
+/// with no legal move or no pieces wins"): a side whose only man is blocked wins at once, and
+/// a side forced to take the last enemy piece loses, because the other side then has no piece.
+#[test]
+fn antidraughts_inverts_the_results() {
+    let dir = TempDir::new("antidraughts");
+    let db = build_for::<Antidraughts>(&dir, &["w1.0-b1.0", "w0.1-b0.1"]);
+    let report = verify(&db, &db.signatures());
+    assert_eq!(report.wrong, 0, "{:?}", report.examples);
+    // White's man on 6 faces Black's man on 1 on the edge: it cannot move or take.
+    let blocked = parse_fen::<Antidraughts>("W:W6:B1").unwrap();
+    let mut moves = damas_rules::MoveList::new();
+    damas_rules::legal_moves::<Antidraughts>(&blocked, &mut moves);
+    assert!(moves.is_empty());
+    assert_eq!(db.probe(&blocked).unwrap().plies, Some(0));
+    assert_eq!(probe(&db, "W:W6:B1"), Wdl::Win);
+    // White to move must take Black's last man and so leaves Black without a piece: Black wins.
+    let forced = parse_fen::<Antidraughts>("W:W33:B28").unwrap();
+    damas_rules::legal_moves::<Antidraughts>(&forced, &mut moves);
+    assert!(
+        moves.len() == 1 && moves.iter().all(|m| m.is_capture()),
+        "{moves:?}"
+    );
+    assert_eq!(db.probe(&forced).unwrap().plies, Some(1));
+    assert_eq!(probe(&db, "W:W33:B28"), Wdl::Loss);
+    // In International the same position is White's win: it takes the last piece.
+    assert_eq!(
+        probe(
+            &build_for::<International>(&TempDir::new("international-w1b1"), &["w1.0-b1.0"]),
+            "W:W33:B28"
+        ),
+        Wdl::Win
+    );
 }
