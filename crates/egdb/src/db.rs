@@ -84,9 +84,6 @@ impl<V: Rules> Egdb<V> {
             source,
         })?;
         let mut db = Egdb::new();
-        if let Storage::Files { cache_bytes } = storage {
-            db.cache = Some(BlockCache::new(cache_bytes));
-        }
         let mut paths = Vec::new();
         for entry in entries {
             let entry = entry.map_err(|source| TableError::Io {
@@ -117,6 +114,18 @@ impl<V: Rules> Egdb<V> {
                 }
             };
             db.tables.insert(signature, stored);
+        }
+        if let Storage::Files { cache_bytes } = storage {
+            let block_positions = db
+                .tables
+                .values()
+                .filter_map(|t| match t {
+                    Stored::Disk(table) => Some(table.block_positions()),
+                    Stored::Memory(_) => None,
+                })
+                .max()
+                .unwrap_or(crate::file::BLOCK_POSITIONS);
+            db.cache = Some(BlockCache::new(cache_bytes, block_positions));
         }
         Ok(db)
     }

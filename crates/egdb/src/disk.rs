@@ -22,47 +22,64 @@ use std::sync::{Mutex, OnceLock};
 /// unpacked blocks of 8,192 positions.
 pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
 
-/// Unpacked blocks, direct-mapped like an engine's transposition table: each block has one
-/// slot it may live in, and a new block replaces whatever was there.
+/// Blocks a set of the cache holds.
+const WAYS: usize = 4;
+
+/// Decompressed blocks, in sets of [`WAYS`] like a CPU's cache: a block may live in any way of
+/// the one set its key hashes to, the set keeps its blocks most recently used first, and a new
+/// block evicts the least recently used. Blocks stay packed (2 bits and a distance a position)
+/// and a probe decodes its one entry.
 #[derive(Debug)]
 pub struct BlockCache {
-    slots: Box<[Mutex<Option<Cached>>]>,
+    sets: Box<[Mutex<[Option<Cached>; WAYS]>]>,
 }
 
 #[derive(Debug)]
 struct Cached {
     key: u64,
-    values: Box<[u16]>,
+    bytes: Box<[u8]>,
 }
 
 impl BlockCache {
-    /// A cache of about `bytes` bytes of unpacked blocks (at least 64 blocks).
-    pub fn new(bytes: usize) -> Self {
-        let blocks = (bytes / (2 * file::BLOCK_POSITIONS)).max(64);
-        let slots = 1usize << (usize::BITS - 1 - blocks.leading_zeros());
+    /// A cache of about `bytes` bytes of blocks of `block_positions` positions (at least 64
+    /// blocks).
+    pub fn new(bytes: usize, block_positions: usize) -> Self {
+        let block_bytes = block_positions.div_ceil(4) + block_positions;
+        let blocks = (bytes / block_bytes.max(1)).max(64);
+        let sets = 1usize << (usize::BITS - 1 - (blocks / WAYS).leading_zeros());
         BlockCache {
-            slots: (0..slots).map(|_| Mutex::new(None)).collect(),
+            sets: (0..sets).map(|_| Mutex::new(Default::default())).collect(),
         }
     }
 
     /// Blocks the cache holds at most.
     pub fn capacity(&self) -> usize {
-        self.slots.len()
+        self.sets.len() * WAYS
     }
 
-    fn slot(&self, key: u64) -> &Mutex<Option<Cached>> {
+    fn set(&self, key: u64) -> std::sync::MutexGuard<'_, [Option<Cached>; WAYS]> {
         let hash = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
-        &self.slots[hash as usize & (self.slots.len() - 1)]
+        self.sets[hash as usize & (self.sets.len() - 1)]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Value `at` of the block `key`, if that block is cached.
-    fn get(&self, key: u64, at: usize) -> Option<u16> {
-        let slot = self.slot(key).lock().unwrap_or_else(|p| p.into_inner());
-        slot.as_ref().filter(|c| c.key == key).map(|c| c.values[at])
+    /// `read(bytes)` of the block `key`, if that block is cached (it becomes the most
+    /// recently used of its set).
+    fn get<T>(&self, key: u64, read: impl FnOnce(&[u8]) -> T) -> Option<T> {
+        let mut set = self.set(key);
+        let way = set
+            .iter()
+            .position(|c| c.as_ref().is_some_and(|c| c.key == key))?;
+        set[..=way].rotate_right(1);
+        set[0].as_ref().map(|c| read(&c.bytes))
     }
 
-    fn put(&self, key: u64, values: Box<[u16]>) {
-        *self.slot(key).lock().unwrap_or_else(|p| p.into_inner()) = Some(Cached { key, values });
+    /// Caches the block `key`, evicting its set's least recently used.
+    fn put(&self, key: u64, bytes: Box<[u8]>) {
+        let mut set = self.set(key);
+        set.rotate_right(1);
+        set[0] = Some(Cached { key, bytes });
     }
 }
 
@@ -106,6 +123,11 @@ impl<V: Rules> DiskTable<V> {
         }))
     }
 
+    /// Indices a block of this table's file holds.
+    pub fn block_positions(&self) -> usize {
+        self.layout.block_positions
+    }
+
     /// The index.
     pub fn indexer(&self) -> &Indexer<V> {
         &self.indexer
@@ -124,14 +146,16 @@ impl<V: Rules> DiskTable<V> {
         let block = slot / self.layout.block_positions;
         let at = slot % self.layout.block_positions;
         let key = (self.id as u64) << 32 | block as u64;
-        if let Some(v) = cache.get(key, at) {
-            return Some(Value(v));
+        let count = self.layout.block_len(block);
+        let wide = self.layout.header.wide();
+        if let Some(v) = cache.get(key, |bytes| file::value_in_block(bytes, count, wide, at)) {
+            return Some(v);
         }
         match self.read_block(block) {
-            Ok(values) => {
-                let v = values[at];
-                cache.put(key, values.into_boxed_slice());
-                Some(Value(v))
+            Ok(bytes) => {
+                let v = file::value_in_block(&bytes, count, wide, at);
+                cache.put(key, bytes.into_boxed_slice());
+                Some(v)
             }
             Err(reason) => {
                 let _ = self
@@ -142,12 +166,12 @@ impl<V: Rules> DiskTable<V> {
         }
     }
 
-    /// Reads, checks and unpacks block `block`.
-    fn read_block(&self, block: usize) -> Result<Vec<u16>, String> {
+    /// Reads and checks block `block`: its uncompressed bytes.
+    fn read_block(&self, block: usize) -> Result<Vec<u8>, String> {
         let b = self.layout.blocks[block];
         let mut frame = vec![0u8; (b.end - b.start) as usize];
         read_at(&self.file, &mut frame, b.start).map_err(|e| format!("cannot be read: {e}"))?;
-        file::unpack_block(
+        file::inflate_block(
             &frame,
             self.layout.block_len(block),
             self.layout.header.wide(),
