@@ -1,12 +1,12 @@
-//! Probing tables from their files: a probe reads and unpacks only the block that holds its
-//! position (one positional read of a few kilobytes, one zstd frame), and unpacked blocks are
-//! kept in a cache that the tables of one [`crate::Egdb`] share. The files stay on disk (the
+//! Probing tables from their files: a probe reads and decompresses only the block that holds
+//! its position (one positional read of a few hundred bytes, one zstd frame), and decompressed
+//! blocks are kept in a cache that the tables of one [`crate::Egdb`] share. The files stay on disk (the
 //! operating system's page cache keeps the hot ones in memory, once for every process), so a
 //! database larger than memory can be probed and a process holds only the cache.
 //!
 //! Memory-mapping the files would spare the read call but needs `unsafe` code, which this
 //! workspace forbids; a cached block costs the same either way, and a block not cached costs
-//! its unpacking (microseconds) in both.
+//! its decompression (microseconds) in both.
 
 use crate::file::{self, Layout};
 use crate::index::Indexer;
@@ -18,8 +18,8 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-/// Cache bytes a database opened on disk gets unless told otherwise: 64 MiB, about 4,000
-/// unpacked blocks of 8,192 positions.
+/// Cache bytes a database opened on disk gets unless told otherwise: 64 MiB, about 26,000
+/// decompressed blocks of 2,048 positions (2,560 bytes each).
 pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
 
 /// Blocks a set of the cache holds.
