@@ -110,7 +110,7 @@ impl<V: Rules> DiskTable<V> {
     pub fn open(path: &Path, signature: Signature, id: u32) -> Result<Opened<V>, TableError> {
         let mut opened = file::open::<V>(path, signature)?;
         if opened.header.format == 1 {
-            return Ok(Opened::Memory(Table::load(path, signature)?));
+            return Ok(Opened::Memory(file::read_whole(opened, path, signature)?));
         }
         let layout = file::read_layout(&mut opened, path)?;
         Ok(Opened::Disk(DiskTable {
@@ -141,8 +141,7 @@ impl<V: Rules> DiskTable<V> {
     /// The value of `position` (of this signature), reading its block into `cache` if it is
     /// not there; `None` if the block cannot be read or is damaged (see [`Self::fault`]).
     pub fn value(&self, position: &Position<V::Geometry>, cache: &BlockCache) -> Option<Value> {
-        let turn = (position.turn() == damas_rules::Color::Black) as usize;
-        let slot = turn * self.indexer.size() as usize + self.indexer.index(position) as usize;
+        let slot = self.indexer.slot(position);
         let block = slot / self.layout.block_positions;
         let at = slot % self.layout.block_positions;
         let key = (self.id as u64) << 32 | block as u64;

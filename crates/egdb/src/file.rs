@@ -426,46 +426,53 @@ pub(crate) fn read_layout(opened: &mut Opened, path: &Path) -> Result<Layout, Ta
 
 /// Reads the table of `signature` from `path` whole, refusing a damaged or foreign file.
 pub(crate) fn load<V: Rules>(path: &Path, signature: Signature) -> Result<Table<V>, TableError> {
+    read_whole(open::<V>(path, signature)?, path, signature)
+}
+
+/// Reads the rest of a table file [`open`] checked the header of, whole: one frame (format 1)
+/// or every block (format 2).
+pub(crate) fn read_whole<V: Rules>(
+    mut opened: Opened,
+    path: &Path,
+    signature: Signature,
+) -> Result<Table<V>, TableError> {
     let invalid = |reason: String| TableError::invalid(path, reason);
-    let mut opened = open::<V>(path, signature)?;
     let header = opened.header.clone();
     let wide = header.wide();
-    let values = if header.format == 1 {
-        let mut body = Vec::new();
-        opened
-            .file
-            .read_to_end(&mut body)
-            .map_err(|source| TableError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        let slots = 2 * header.indices as usize;
-        let crc = header
-            .payload_crc32
-            .ok_or_else(|| invalid("no payload checksum in a format-1 header".into()))?;
-        unpack_block(&body, slots, wide, crc).map_err(|e| invalid(format!("payload {e}")))?
-    } else {
-        let layout = read_layout(&mut opened, path)?;
-        let mut body = Vec::new();
-        opened
-            .file
-            .read_to_end(&mut body)
-            .map_err(|source| TableError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        let base = layout.blocks.first().map_or(0, |b| b.start);
-        let parts: Vec<Vec<u16>> = layout
-            .blocks
-            .par_iter()
-            .enumerate()
-            .map(|(i, b)| {
-                let frame = &body[(b.start - base) as usize..(b.end - base) as usize];
-                unpack_block(frame, layout.block_len(i), wide, b.crc32)
-                    .map_err(|e| invalid(format!("block {i} {e}")))
-            })
-            .collect::<Result<_, _>>()?;
-        parts.concat()
+    let layout = match header.format {
+        1 => None,
+        _ => Some(read_layout(&mut opened, path)?),
+    };
+    let mut body = Vec::new();
+    opened
+        .file
+        .read_to_end(&mut body)
+        .map_err(|source| TableError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    let values = match layout {
+        None => {
+            let slots = 2 * header.indices as usize;
+            let crc = header
+                .payload_crc32
+                .ok_or_else(|| invalid("no payload checksum in a format-1 header".into()))?;
+            unpack_block(&body, slots, wide, crc).map_err(|e| invalid(format!("payload {e}")))?
+        }
+        Some(layout) => {
+            let base = layout.blocks.first().map_or(0, |b| b.start);
+            let parts: Vec<Vec<u16>> = layout
+                .blocks
+                .par_iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    let frame = &body[(b.start - base) as usize..(b.end - base) as usize];
+                    unpack_block(frame, layout.block_len(i), wide, b.crc32)
+                        .map_err(|e| invalid(format!("block {i} {e}")))
+                })
+                .collect::<Result<_, _>>()?;
+            parts.concat()
+        }
     };
     let table = Table::new(Indexer::<V>::new(signature), values);
     if table.counts() != header.counts || table.max_plies() != header.max_plies {

@@ -151,6 +151,13 @@ impl<V: Rules> Indexer<V> {
         self.factors.iter().product()
     }
 
+    /// Where `position` (which must have this signature) sits among both sides' indices: White
+    /// to move first, then Black.
+    pub fn slot(&self, position: &Position<V::Geometry>) -> usize {
+        let turn = (position.turn() == Color::Black) as u64;
+        (turn * self.size() + self.index(position)) as usize
+    }
+
     /// The index of `position` (which must have this signature), the side to move not counted.
     pub fn index(&self, position: &Position<V::Geometry>) -> u64 {
         let mut buf = [0u32; MAX_GROUP];

@@ -5,7 +5,7 @@ use crate::file;
 use crate::index::Indexer;
 use crate::signature::Signature;
 use crate::value::{Probe, Value, Wdl};
-use damas_rules::{Color, Position, Rules};
+use damas_rules::{Position, Rules};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -129,8 +129,7 @@ impl<V: Rules> Table<V> {
 
     /// Where `position` (of this signature) sits in [`Self::values`].
     pub fn slot(&self, position: &Position<V::Geometry>) -> usize {
-        let turn = (position.turn() == Color::Black) as u64;
-        (turn * self.indexer.size() + self.indexer.index(position)) as usize
+        self.indexer.slot(position)
     }
 
     /// The value of `position`, which must have this signature.

@@ -5,24 +5,9 @@ use damas_egdb::verify::verify;
 use damas_egdb::{Egdb, Indexer, Signature, Wdl};
 use damas_rules::variants::{AntiEnglish, Antidraughts, English, International, Russian};
 use damas_rules::{Color, Rules, parse_fen};
-use std::path::PathBuf;
 
-/// A fresh directory under the system's temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("damas-egdb-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod common;
+use common::TempDir;
 
 fn build_for<V: Rules>(dir: &TempDir, signatures: &[&str]) -> Egdb<V> {
     let wanted: Vec<Signature> = signatures.iter().map(|s| s.parse().unwrap()).collect();

@@ -7,23 +7,8 @@ use damas_rules::variants::{English, Russian};
 use damas_rules::{Color, Rules};
 use std::path::PathBuf;
 
-/// A fresh directory under the system's temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("damas-egdb-files-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod common;
+use common::TempDir;
 
 /// Every position of every table in `memory`, probed in `other`, answers the same.
 fn assert_same_answers<V: Rules>(memory: &Egdb<V>, other: &Egdb<V>) -> u64 {
@@ -58,7 +43,7 @@ fn table_path(dir: &TempDir, variant: &str, signature: &str) -> PathBuf {
 
 #[test]
 fn tables_on_disk_answer_as_in_memory_with_any_cache() {
-    let dir = TempDir::new("same");
+    let dir = TempDir::new("files-same");
     let built = english_three_pieces(&dir);
     let memory = Egdb::<English>::open(&dir.0).unwrap();
     let files = Egdb::<English>::open_with(&dir.0, Storage::default()).unwrap();
@@ -79,7 +64,7 @@ fn tables_on_disk_answer_as_in_memory_with_any_cache() {
 
 #[test]
 fn a_damaged_block_is_named_when_read() {
-    let dir = TempDir::new("damaged");
+    let dir = TempDir::new("files-damaged");
     let built = english_three_pieces(&dir);
     let path = table_path(&dir, "english", "w0.2-b0.1");
     let mut bytes = std::fs::read(&path).unwrap();
@@ -111,7 +96,7 @@ fn a_damaged_block_is_named_when_read() {
 
 #[test]
 fn truncated_and_foreign_files_are_refused_by_name() {
-    let dir = TempDir::new("refused");
+    let dir = TempDir::new("files-refused");
     english_three_pieces(&dir);
     let path = table_path(&dir, "english", "w1.1-b1.0");
     let bytes = std::fs::read(&path).unwrap();
