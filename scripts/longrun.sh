@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# A learning curve of hours on machines that keep only the repository between sessions
+# (issue 35): the run trains outside the work tree, is stopped while the machine compiles or
+# tests (so that no generation shares the cores; a stop costs at most the generation in
+# progress, which the run clock does not count), and its resumable state is packed into the
+# repository (longruns/NAME/) before a session ends and unpacked when the next one resumes it.
+#
+# Usage:
+#   scripts/longrun.sh start NAME BENCH-LEARNING-ARGS...   first start; the arguments are kept
+#                                                           in longruns/NAME/args
+#   scripts/longrun.sh resume NAME    unpacks longruns/NAME/state.tar.zst if the run is not
+#                                     here, then runs the kept arguments again
+#   scripts/longrun.sh stop NAME      stops it (SIGKILL; resume with `resume`)
+#   scripts/longrun.sh status NAME    running or not, the run clock and the log's last line
+#   scripts/longrun.sh pack NAME      writes longruns/NAME/state.tar.zst: everything but the
+#                                     checkpoints between KEEP_MINUTES marks (20 unless given),
+#                                     the optimizer state of all but the newest, the games
+#                                     and the shards older than the replay window
+#
+#   e.g. scripts/longrun.sh start russian-240 --config configs/russian.toml --minutes 240 \
+#          --every 20 --ladder ladders/russian.json --time 0.1
+#
+# The run lives in ${LONGRUNS:-/work/longruns}/NAME/ (out/ is bench learning's --out, damas the
+# binary it runs, log its output); longruns/NAME/segments.log records each start: date, commit of
+# the binary, run clock.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+command=${1:?usage: scripts/longrun.sh start|resume|stop|status|pack NAME [ARGS...]}
+name=${2:?the run needs a name}
+shift 2
+home=${LONGRUNS:-/work/longruns}/$name
+kept=$repo/longruns/$name
+pidfile=$home/pid
+
+running() { [[ -f $pidfile ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
+
+# The run clock: the newest checkpoint's time.json `trained_at`, in minutes.
+clock() {
+  python3 - "$home/out" <<'EOF'
+import json, pathlib, sys
+best = (0, 0.0)
+for t in pathlib.Path(sys.argv[1]).glob("*/checkpoints/*/time.json"):
+    g = int(t.parent.name)
+    if g > best[0]:
+        best = (g, json.loads(t.read_text())["trained_at"] / 60)
+print(f"generation {best[0]}, {best[1]:.1f} minutes of run clock")
+EOF
+}
+
+launch() {
+  running && { echo "$name is already running (pid $(cat "$pidfile"))"; return; }
+  cargo build --release --quiet -p damas-cli
+  cp target/release/damas "$home/damas"
+  mapfile -t args < "$kept/args"
+  echo "$(date -u +%FT%TZ) $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates || echo +changes) $(clock 2>/dev/null || echo 'generation 0')" >> "$kept/segments.log"
+  (cd "$repo" && nohup "$home/damas" bench learning "${args[@]}" --out "$home/out" --quiet \
+    >> "$home/log" 2>&1 & echo $! > "$pidfile")
+  echo "$name started (pid $(cat "$pidfile")); log: $home/log"
+}
+
+case $command in
+  start)
+    [[ -e $kept/args ]] && { echo "longruns/$name exists: use resume" >&2; exit 1; }
+    mkdir -p "$home" "$kept"
+    printf '%s\n' "$@" > "$kept/args"
+    launch
+    ;;
+  resume)
+    [[ -f $kept/args ]] || { echo "no longruns/$name/args: start it first" >&2; exit 1; }
+    if [[ ! -d $home/out ]]; then
+      [[ -f $kept/state.tar.zst ]] || { echo "no run in $home and no longruns/$name/state.tar.zst" >&2; exit 1; }
+      mkdir -p "$home"
+      tar --zstd -xf "$kept/state.tar.zst" -C "$home"
+      echo "unpacked $(clock)"
+    fi
+    launch
+    ;;
+  stop)
+    if running; then
+      kill -KILL "$(cat "$pidfile")"
+      rm -f "$pidfile"
+      echo "$name stopped at $(clock)"
+    else
+      echo "$name is not running"
+    fi
+    ;;
+  status)
+    if running; then echo "$name running (pid $(cat "$pidfile"))"; else echo "$name stopped"; fi
+    clock
+    tail -n 1 "$home/log" 2>/dev/null || true
+    ;;
+  pack)
+    running && { echo "stop $name before packing it" >&2; exit 1; }
+    list=$(mktemp)
+    trap 'rm -f "$list"' EXIT
+    python3 - "$home" "${KEEP_MINUTES:-20}" "${WINDOW:-50000}" > "$list" <<'EOF'
+import json, pathlib, sys
+home, every, window = pathlib.Path(sys.argv[1]), float(sys.argv[2]) * 60, int(sys.argv[3])
+out = home / "out"
+keep = []
+for run in [p for p in out.iterdir() if (p / "checkpoints").is_dir()]:
+    times = {}
+    for t in (run / "checkpoints").glob("*/time.json"):
+        times[int(t.parent.name)] = json.loads(t.read_text())["trained_at"]
+    gens = sorted(times)
+    chosen = {0}
+    if gens:
+        chosen.add(gens[-1])
+        mark = every
+        while mark < times[gens[-1]] + every:
+            before = [g for g in gens if times[g] <= mark]
+            if before:
+                chosen.add(before[-1])
+            mark += every
+    # newest generations' shards until the replay window is covered
+    recent, total = set(), 0
+    for done in sorted((run / "shards").glob("gen*.done"), reverse=True):
+        if total >= window:
+            break
+        recent.add(done.stem)
+        total += json.loads(done.read_text()).get("samples", 0)
+    for path in sorted(run.rglob("*")):
+        if not path.is_file() or path.name == ".learner.lock":
+            continue
+        rel = path.relative_to(run)
+        if rel.parts[0] == "games":
+            continue
+        if rel.parts[0] == "checkpoints" and len(rel.parts) > 2:
+            generation = int(rel.parts[1])
+            if generation not in chosen:
+                continue
+            # only the newest checkpoint resumes training; the others are kept to be rated
+            if generation != gens[-1] and path.name == "optimizer.bpk":
+                continue
+        if rel.parts[0] == "shards" and path.suffix != ".done":
+            if not any(path.name.startswith(r) for r in recent):
+                continue
+        keep.append(path)
+for path in sorted(out.rglob("*")):
+    if path.is_file() and not any(path.is_relative_to(r) for r in out.iterdir() if (r / "checkpoints").is_dir()):
+        keep.append(path)
+for path in keep:
+    print(path.relative_to(home))
+EOF
+    tar --zstd -cf "$kept/state.tar.zst.tmp" -C "$home" -T "$list"
+    mv "$kept/state.tar.zst.tmp" "$kept/state.tar.zst"
+    echo "packed $(wc -l < "$list") files, $(du -h "$kept/state.tar.zst" | cut -f1): $(clock)"
+    ;;
+  *)
+    echo "unknown command $command" >&2
+    exit 1
+    ;;
+esac
