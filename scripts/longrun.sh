@@ -54,8 +54,8 @@ launch() {
   cp target/release/damas "$home/damas"
   mapfile -t args < "$kept/args"
   echo "$(date -u +%FT%TZ) $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates || echo +changes) $(clock 2>/dev/null || echo 'generation 0')" >> "$kept/segments.log"
-  (cd "$repo" && nohup "$home/damas" bench learning "${args[@]}" --out "$home/out" --quiet \
-    >> "$home/log" 2>&1 & echo $! > "$pidfile")
+  nohup "$home/damas" bench learning "${args[@]}" --out "$home/out" --quiet >> "$home/log" 2>&1 &
+  echo $! > "$pidfile"
   echo "$name started (pid $(cat "$pidfile")); log: $home/log"
 }
 

@@ -105,11 +105,7 @@ impl FoldedConv {
         let mut out = vec![0.0; positions * self.output];
         let mut columns = Vec::new();
         let weights = View::rows(&self.weights, k, self.output);
-        let window = Window {
-            height,
-            width,
-            kernel: self.kernel,
-        };
+        let window = Window::new(height, width, self.kernel);
         for_each_tile(&mut out, self.output, boards_per_tile * area, |row, out| {
             let rows = out.len() / self.output;
             if self.kernel == 1 {

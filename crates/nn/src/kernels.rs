@@ -131,60 +131,94 @@ pub fn measured_peak_gflops(seconds: f64) -> f64 {
     best
 }
 
-/// A board's shape and a convolution's kernel, as im2col and col2im take them.
-#[derive(Clone, Copy, Debug)]
+/// A board's shape and a convolution's kernel, as im2col and col2im take them, with the copies
+/// they make for every board worked out once.
+#[derive(Clone, Debug)]
 pub(crate) struct Window {
-    pub(crate) height: usize,
-    pub(crate) width: usize,
-    pub(crate) kernel: usize,
+    /// The copies of one board: runs of consecutive slots read from consecutive squares (the
+    /// taps of one kernel row that fall on the board, mostly).
+    copies: Vec<Run>,
+    /// One board's im2col slots whose tap falls off the board, in runs (each run's `source`
+    /// is its `slot`: only the slots matter).
+    off_board: Vec<Run>,
+    /// Squares per board.
+    area: usize,
+    /// Taps per square (`kernel x kernel`).
+    taps: usize,
+}
+
+/// `len` consecutive im2col slots of one board starting at `slot` (numbered `square x taps +
+/// tap`), read from `len` consecutive squares starting at `source`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Run {
+    slot: usize,
+    source: usize,
+    len: usize,
+}
+
+impl Run {
+    /// Adds slot `slot` read from square `source` to `runs`: to the last run if both follow
+    /// on from it, else as a run of its own.
+    fn extend(runs: &mut Vec<Run>, slot: usize, source: usize) {
+        match runs.last_mut() {
+            Some(last) if last.slot + last.len == slot && last.source + last.len == source => {
+                last.len += 1;
+            }
+            _ => runs.push(Run {
+                slot,
+                source,
+                len: 1,
+            }),
+        }
+    }
 }
 
 impl Window {
-    /// One board's im2col slots, numbered `square x taps + tap`: those whose tap reads a
-    /// square on the board, with that square, and those whose tap falls off the board.
-    fn slots(&self) -> (Vec<(usize, usize)>, Vec<usize>) {
-        let taps = self.kernel * self.kernel;
-        let reach = (self.kernel / 2) as isize;
-        let (height, width) = (self.height as isize, self.width as isize);
-        let (mut reads, mut off_board) = (Vec::new(), Vec::new());
-        for square in 0..self.height * self.width {
-            let (y, x) = (
-                (square / self.width) as isize,
-                (square % self.width) as isize,
-            );
+    /// The window of a `kernel x kernel` convolution with "same" padding on a `height x width`
+    /// board.
+    pub(crate) fn new(height: usize, width: usize, kernel: usize) -> Self {
+        let taps = kernel * kernel;
+        let reach = (kernel / 2) as isize;
+        let (mut copies, mut off_board) = (Vec::new(), Vec::new());
+        for square in 0..height * width {
+            let (y, x) = ((square / width) as isize, (square % width) as isize);
             for tap in 0..taps {
-                let sy = y + (tap / self.kernel) as isize - reach;
-                let sx = x + (tap % self.kernel) as isize - reach;
+                let sy = y + (tap / kernel) as isize - reach;
+                let sx = x + (tap % kernel) as isize - reach;
                 let slot = square * taps + tap;
-                if (0..height).contains(&sy) && (0..width).contains(&sx) {
-                    reads.push((slot, (sy * width + sx) as usize));
+                if (0..height as isize).contains(&sy) && (0..width as isize).contains(&sx) {
+                    Run::extend(&mut copies, slot, (sy * width as isize + sx) as usize);
                 } else {
-                    off_board.push(slot);
+                    Run::extend(&mut off_board, slot, slot);
                 }
             }
         }
-        (reads, off_board)
+        Window {
+            copies,
+            off_board,
+            area: height * width,
+            taps,
+        }
     }
 
     /// Fills `columns` with `[boards x area, kernel x kernel x channels]`: for every square,
     /// the `kernel x kernel` neighbourhood of `x` (`[boards x area, channels]`) around it, zero
     /// off the board ("same" padding). Every value is written, so `columns` may hold anything.
     pub(crate) fn im2col(&self, x: &[f32], channels: usize, columns: &mut Vec<f32>) {
-        let area = self.height * self.width;
-        let row_len = self.kernel * self.kernel * channels;
-        let boards = x.len() / (area * channels);
-        columns.resize(boards * area * row_len, 0.0);
-        let (reads, off_board) = self.slots();
+        let row_len = self.taps * channels;
+        let boards = x.len() / (self.area * channels);
+        columns.resize(boards * self.area * row_len, 0.0);
         for (input, out) in x
-            .chunks_exact(area * channels)
-            .zip(columns.chunks_exact_mut(area * row_len))
+            .chunks_exact(self.area * channels)
+            .zip(columns.chunks_exact_mut(self.area * row_len))
         {
-            for &(slot, source) in &reads {
-                out[slot * channels..(slot + 1) * channels]
-                    .copy_from_slice(&input[source * channels..(source + 1) * channels]);
+            for run in &self.copies {
+                out[run.slot * channels..(run.slot + run.len) * channels].copy_from_slice(
+                    &input[run.source * channels..(run.source + run.len) * channels],
+                );
             }
-            for &slot in &off_board {
-                out[slot * channels..(slot + 1) * channels].fill(0.0);
+            for run in &self.off_board {
+                out[run.slot * channels..(run.slot + run.len) * channels].fill(0.0);
             }
         }
     }
@@ -192,16 +226,14 @@ impl Window {
     /// The adjoint of [`Window::im2col`]: adds every entry of `columns` back onto the square
     /// it was read from, into `x` (`[boards x area, channels]`, added to).
     pub(crate) fn col2im(&self, columns: &[f32], channels: usize, x: &mut [f32]) {
-        let area = self.height * self.width;
-        let row_len = self.kernel * self.kernel * channels;
-        let (reads, _) = self.slots();
+        let row_len = self.taps * channels;
         for (out, columns) in x
-            .chunks_exact_mut(area * channels)
-            .zip(columns.chunks_exact(area * row_len))
+            .chunks_exact_mut(self.area * channels)
+            .zip(columns.chunks_exact(self.area * row_len))
         {
-            for &(slot, source) in &reads {
-                let from = &columns[slot * channels..(slot + 1) * channels];
-                for (value, c) in out[source * channels..(source + 1) * channels]
+            for run in &self.copies {
+                let from = &columns[run.slot * channels..(run.slot + run.len) * channels];
+                for (value, c) in out[run.source * channels..(run.source + run.len) * channels]
                     .iter_mut()
                     .zip(from)
                 {
@@ -261,13 +293,43 @@ mod tests {
     }
 
     #[test]
+    fn im2col_matches_the_definition() {
+        for (height, width, kernel) in [(8, 8, 3), (3, 4, 3), (3, 3, 3), (10, 10, 3), (4, 5, 1)] {
+            let window = Window::new(height, width, kernel);
+            let (boards, channels) = (2, 5);
+            let area = height * width;
+            let x: Vec<f32> = (0..boards * area * channels).map(|i| i as f32).collect();
+            let mut columns = vec![-1.0; 7];
+            window.im2col(&x, channels, &mut columns);
+            let reach = (kernel / 2) as isize;
+            let mut expected = Vec::new();
+            for board in 0..boards {
+                for square in 0..area {
+                    let (y, x0) = ((square / width) as isize, (square % width) as isize);
+                    for tap in 0..kernel * kernel {
+                        let sy = y + (tap / kernel) as isize - reach;
+                        let sx = x0 + (tap % kernel) as isize - reach;
+                        for c in 0..channels {
+                            let inside = (0..height as isize).contains(&sy)
+                                && (0..width as isize).contains(&sx);
+                            expected.push(if inside {
+                                let source = board * area + (sy as usize) * width + sx as usize;
+                                x[source * channels + c]
+                            } else {
+                                0.0
+                            });
+                        }
+                    }
+                }
+            }
+            assert_eq!(columns, expected, "{height}x{width}, kernel {kernel}");
+        }
+    }
+
+    #[test]
     fn col2im_is_the_adjoint_of_im2col() {
         // <im2col(x), c> = <x, col2im(c)> for all x and c.
-        let window = Window {
-            height: 3,
-            width: 4,
-            kernel: 3,
-        };
+        let window = Window::new(3, 4, 3);
         let (boards, channels) = (2, 3);
         let x: Vec<f32> = (0..boards * 12 * channels)
             .map(|i| ((i * 7) % 5) as f32 - 2.0)

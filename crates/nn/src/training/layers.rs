@@ -92,11 +92,7 @@ impl Shape {
     }
 
     fn window(&self, kernel: usize) -> Window {
-        Window {
-            height: self.height,
-            width: self.width,
-            kernel,
-        }
+        Window::new(self.height, self.width, kernel)
     }
 }
 
