@@ -9,7 +9,7 @@
 
 use crate::encoding::{BoardShape, INPUT_PLANES};
 use crate::evaluator::{Outputs, PredictError, Predictor, check_input_len};
-use crate::kernels::{View, Window, matmul, transpose_boards};
+use crate::kernels::{View, Window, matmul, transpose_boards, wide};
 use damas_mcts::softmax;
 
 /// A convolution with batch norm folded in: `weights` is `[kernel x kernel x input, output]`
@@ -58,17 +58,22 @@ const DENSE_TILE_ROWS: usize = 32;
 /// Adds `bias` to every row of `rows` (and the same rows of `skip`, when given), then applies
 /// ReLU if `relu`.
 fn finish(rows: &mut [f32], bias: &[f32], skip: Option<&[f32]>, relu: bool) {
-    if let Some(skip) = skip {
-        for (value, s) in rows.iter_mut().zip(skip) {
-            *value += s;
-        }
-    }
-    for row in rows.chunks_mut(bias.len()) {
-        for (value, b) in row.iter_mut().zip(bias) {
-            let v = *value + b;
-            *value = if relu { v.max(0.0) } else { v };
-        }
-    }
+    wide(
+        #[inline(always)]
+        || {
+            if let Some(skip) = skip {
+                for (value, s) in rows.iter_mut().zip(skip) {
+                    *value += s;
+                }
+            }
+            for row in rows.chunks_mut(bias.len()) {
+                for (value, b) in row.iter_mut().zip(bias) {
+                    let v = *value + b;
+                    *value = if relu { v.max(0.0) } else { v };
+                }
+            }
+        },
+    );
 }
 
 /// Runs `tile(first_row, out_rows)` over `out` (rows of `width` values) cut into tiles of

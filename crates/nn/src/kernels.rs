@@ -111,6 +111,17 @@ pub(crate) fn matmul(a: View, b: View, out: &mut [f32], accumulate: bool) {
     }
 }
 
+/// Runs `f` inside a function compiled for the widest vector instructions this processor has,
+/// chosen at run time (AVX-512, or AVX2 with FMA, on x86-64; through `pulp`, the crate `gemm`
+/// dispatches with): the workspace is built for baseline x86-64, whose 128-bit SSE2 is all
+/// that the element-wise loops of the passes get otherwise. Only code inlined into `f` is
+/// compiled that way, so `f` is a closure marked `#[inline(always)]` holding the loop. The
+/// arithmetic is the same (no fused multiply-adds are formed), so results keep their bits.
+#[inline(always)]
+pub(crate) fn wide<R>(f: impl FnOnce() -> R) -> R {
+    pulp::Arch::new().dispatch(f)
+}
+
 /// One core's measured single-precision peak in GFLOP/s: the best rate of repeated 256-cube
 /// matrix products on this thread for about `seconds` (the `gemm` kernels every pass here
 /// runs on, at a size where they are bound by the FMA units, not by memory). Processors that
@@ -227,20 +238,23 @@ impl Window {
     /// it was read from, into `x` (`[boards x area, channels]`, added to).
     pub(crate) fn col2im(&self, columns: &[f32], channels: usize, x: &mut [f32]) {
         let row_len = self.taps * channels;
-        for (out, columns) in x
-            .chunks_exact_mut(self.area * channels)
-            .zip(columns.chunks_exact(self.area * row_len))
-        {
-            for run in &self.copies {
-                let from = &columns[run.slot * channels..(run.slot + run.len) * channels];
-                for (value, c) in out[run.source * channels..(run.source + run.len) * channels]
-                    .iter_mut()
-                    .zip(from)
+        wide(
+            #[inline(always)]
+            || {
+                for (out, columns) in x
+                    .chunks_exact_mut(self.area * channels)
+                    .zip(columns.chunks_exact(self.area * row_len))
                 {
-                    *value += c;
+                    for run in &self.copies {
+                        let from = &columns[run.slot * channels..(run.slot + run.len) * channels];
+                        let to = &mut out[run.source * channels..(run.source + run.len) * channels];
+                        for (value, c) in to.iter_mut().zip(from) {
+                            *value += c;
+                        }
+                    }
                 }
-            }
-        }
+            },
+        );
     }
 }
 

@@ -6,7 +6,7 @@
 //! group order, so a step gives the same bits whatever thread ran which part.
 
 use super::params::{ConvLayer, DenseLayer};
-use crate::kernels::{View, Window, matmul};
+use crate::kernels::{View, Window, matmul, wide};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -42,9 +42,14 @@ fn split_rows<'a>(
 
 /// `total += part`, value by value.
 pub(crate) fn add_into(total: &mut [f32], part: &[f32]) {
-    for (t, p) in total.iter_mut().zip(part) {
-        *t += p;
-    }
+    wide(
+        #[inline(always)]
+        || {
+            for (t, p) in total.iter_mut().zip(part) {
+                *t += p;
+            }
+        },
+    );
 }
 
 /// Adds `parts` in order into one vector of `len` zeros.
@@ -63,13 +68,18 @@ fn sum_in_order(parts: Vec<Vec<f64>>, len: usize) -> Vec<f64> {
 fn channel_sums(rows: &[f32], channels: usize) -> Vec<f64> {
     let mut sums = vec![0.0f64; 2 * channels];
     let (linear, squares) = sums.split_at_mut(channels);
-    for row in rows.chunks_exact(channels) {
-        for ((s, q), &v) in linear.iter_mut().zip(squares.iter_mut()).zip(row) {
-            let v = f64::from(v);
-            *s += v;
-            *q += v * v;
-        }
-    }
+    wide(
+        #[inline(always)]
+        || {
+            for row in rows.chunks_exact(channels) {
+                for ((s, q), &v) in linear.iter_mut().zip(squares.iter_mut()).zip(row) {
+                    let v = f64::from(v);
+                    *s += v;
+                    *q += v * v;
+                }
+            }
+        },
+    );
     sums
 }
 
@@ -227,26 +237,31 @@ pub(crate) fn unit_forward(unit: Unit, x: &[f32], skip: Option<&[f32]>, shape: S
         .for_each(|(tile, (out, z))| {
             let first = tile * tile_rows * output;
             let skip = skip.map(|skip| &skip[first..first + out.len()]);
-            for (r, (out, z)) in out
-                .chunks_exact_mut(output)
-                .zip(z.chunks_exact(output))
-                .enumerate()
-            {
-                let rows = out.iter_mut().zip(z).zip(&scale).zip(&shift);
-                match skip {
-                    Some(skip) => {
-                        let skip = &skip[r * output..(r + 1) * output];
-                        for ((((o, &z), &a), &b), &s) in rows.zip(skip) {
-                            *o = (z * a + b + s).max(0.0);
+            wide(
+                #[inline(always)]
+                || {
+                    for (r, (out, z)) in out
+                        .chunks_exact_mut(output)
+                        .zip(z.chunks_exact(output))
+                        .enumerate()
+                    {
+                        let rows = out.iter_mut().zip(z).zip(&scale).zip(&shift);
+                        match skip {
+                            Some(skip) => {
+                                let skip = &skip[r * output..(r + 1) * output];
+                                for ((((o, &z), &a), &b), &s) in rows.zip(skip) {
+                                    *o = (z * a + b + s).max(0.0);
+                                }
+                            }
+                            None => {
+                                for (((o, &z), &a), &b) in rows {
+                                    *o = (z * a + b).max(0.0);
+                                }
+                            }
                         }
                     }
-                    None => {
-                        for (((o, &z), &a), &b) in rows {
-                            *o = (z * a + b).max(0.0);
-                        }
-                    }
-                }
-            }
+                },
+            );
         });
     UnitCache {
         z,
@@ -289,24 +304,29 @@ pub(crate) fn unit_backward(
             let (d_gamma, d_beta) = sums.split_at_mut(output);
             let z = &cache.z[range.start * output..range.end * output];
             let out = &cache.out[range.start * output..range.end * output];
-            for ((d, z), out) in d
-                .chunks_exact_mut(output)
-                .zip(z.chunks_exact(output))
-                .zip(out.chunks_exact(output))
-            {
-                let channels = d_gamma.iter_mut().zip(d_beta.iter_mut());
-                let statistics = cache.mean.iter().zip(&cache.inv_std);
-                for ((((d, &z), &out), (d_gamma, d_beta)), (&mean, &inv_std)) in
-                    d.iter_mut().zip(z).zip(out).zip(channels).zip(statistics)
-                {
-                    if out <= 0.0 {
-                        *d = 0.0;
+            wide(
+                #[inline(always)]
+                || {
+                    for ((d, z), out) in d
+                        .chunks_exact_mut(output)
+                        .zip(z.chunks_exact(output))
+                        .zip(out.chunks_exact(output))
+                    {
+                        let channels = d_gamma.iter_mut().zip(d_beta.iter_mut());
+                        let statistics = cache.mean.iter().zip(&cache.inv_std);
+                        for ((((d, &z), &out), (d_gamma, d_beta)), (&mean, &inv_std)) in
+                            d.iter_mut().zip(z).zip(out).zip(channels).zip(statistics)
+                        {
+                            if out <= 0.0 {
+                                *d = 0.0;
+                            }
+                            let x_hat = (z - mean) * inv_std;
+                            *d_gamma += f64::from(*d) * f64::from(x_hat);
+                            *d_beta += f64::from(*d);
+                        }
                     }
-                    let x_hat = (z - mean) * inv_std;
-                    *d_gamma += f64::from(*d) * f64::from(x_hat);
-                    *d_beta += f64::from(*d);
-                }
-            }
+                },
+            );
             sums
         })
         .collect();
@@ -346,17 +366,22 @@ pub(crate) fn unit_backward(
                 let n = end - start;
                 let span = start * output..end * output;
                 dz.resize(n * output, 0.0);
-                for ((dz, d), z) in dz
-                    .chunks_exact_mut(output)
-                    .zip(d_sum[span.clone()].chunks_exact(output))
-                    .zip(cache.z[span].chunks_exact(output))
-                {
-                    for ((((dz, &d), &z), &a), (&b, &e)) in
-                        dz.iter_mut().zip(d).zip(z).zip(&a).zip(b.iter().zip(&e))
-                    {
-                        *dz = a * d + b * z + e;
-                    }
-                }
+                wide(
+                    #[inline(always)]
+                    || {
+                        for ((dz, d), z) in dz
+                            .chunks_exact_mut(output)
+                            .zip(d_sum[span.clone()].chunks_exact(output))
+                            .zip(cache.z[span.clone()].chunks_exact(output))
+                        {
+                            for ((((dz, &d), &z), &a), (&b, &e)) in
+                                dz.iter_mut().zip(d).zip(z).zip(&a).zip(b.iter().zip(&e))
+                            {
+                                *dz = a * d + b * z + e;
+                            }
+                        }
+                    },
+                );
                 let dz = View::rows(&dz, n, output);
                 let x = &x[start * input..end * input];
                 let columns = if layer.kernel == 1 {
@@ -416,14 +441,19 @@ pub(crate) fn dense_forward(
             let first = i * DENSE_ROWS;
             let x = &x[first * layer.input..(first + n) * layer.input];
             matmul(View::rows(x, n, layer.input), w, out, false);
-            for row in out.chunks_mut(layer.output) {
-                for (v, b) in row.iter_mut().zip(bias) {
-                    *v += b;
-                    if relu {
-                        *v = v.max(0.0);
+            wide(
+                #[inline(always)]
+                || {
+                    for row in out.chunks_mut(layer.output) {
+                        for (v, b) in row.iter_mut().zip(bias) {
+                            *v += b;
+                            if relu {
+                                *v = v.max(0.0);
+                            }
+                        }
                     }
-                }
-            }
+                },
+            );
         });
     y
 }
@@ -452,11 +482,16 @@ pub(crate) fn dense_backward(
             matmul(x_columns.t(), dy_view, out, false);
         });
     let mut d_bias = vec![0.0f64; output];
-    for row in dy.chunks(output) {
-        for (s, &v) in d_bias.iter_mut().zip(row) {
-            *s += f64::from(v);
-        }
-    }
+    wide(
+        #[inline(always)]
+        || {
+            for row in dy.chunks(output) {
+                for (s, &v) in d_bias.iter_mut().zip(row) {
+                    *s += f64::from(v);
+                }
+            }
+        },
+    );
     let dx = input_gradient.then(|| {
         let mut dx = vec![0.0f32; rows * input];
         let w = View::rows(weight, input, output);

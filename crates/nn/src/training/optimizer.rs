@@ -4,6 +4,7 @@
 //! that a run can move between the CPU trainer and burn's (a GPU) at any checkpoint.
 
 use super::params::Slot;
+use crate::kernels::wide;
 use burn::optim::decay::WeightDecayConfig;
 use burn::optim::momentum::MomentumConfig;
 use burn::optim::{AdamConfig, ModuleOptimizer, SgdConfig};
@@ -149,7 +150,9 @@ impl FlatOptimizer {
             let params = &mut values[range.clone()];
             let grads = &gradients[range.clone()];
             let decay = self.weight_decay;
-            let gradient = |p: f32, g: f32| decay.map_or(g, |d| p * d + g);
+            // The loops below take copies (`move`): constants reached through references are
+            // loaded again on every element, and the loop is not vectorised.
+            let gradient = move |p: f32, g: f32| decay.map_or(g, |d| p * d + g);
             match self.rule {
                 OptimizerRule::Adam {
                     beta_1,
@@ -161,13 +164,19 @@ impl FlatOptimizer {
                     let factor = correction_2 / (1.0 - beta_1.powi(time));
                     let first = &mut self.first[range.clone()];
                     let second = &mut self.second[range];
-                    for (((p, &g), m), v) in params.iter_mut().zip(grads).zip(first).zip(second) {
-                        let g = gradient(*p, g);
-                        *m = *m * beta_1 + g * (1.0 - beta_1);
-                        *v = *v * beta_2 + g * g * (1.0 - beta_2);
-                        let update = *m * factor / (v.sqrt() + epsilon * correction_2);
-                        *p -= update * lr;
-                    }
+                    let steps = params.iter_mut().zip(grads).zip(first).zip(second);
+                    wide(
+                        #[inline(always)]
+                        move || {
+                            for (((p, &g), m), v) in steps {
+                                let g = gradient(*p, g);
+                                *m = *m * beta_1 + g * (1.0 - beta_1);
+                                *v = *v * beta_2 + g * g * (1.0 - beta_2);
+                                let update = *m * factor / (v.sqrt() + epsilon * correction_2);
+                                *p -= update * lr;
+                            }
+                        },
+                    );
                 }
                 OptimizerRule::Sgd {
                     momentum,
@@ -176,16 +185,22 @@ impl FlatOptimizer {
                 } => {
                     let first_step = self.time[index] == 1;
                     let velocity = &mut self.first[range];
-                    for ((p, &g), v) in params.iter_mut().zip(grads).zip(velocity) {
-                        let g = gradient(*p, g);
-                        *v = if first_step {
-                            g
-                        } else {
-                            g * (1.0 - dampening) + *v * momentum
-                        };
-                        let update = if nesterov { *v * momentum + g } else { *v };
-                        *p -= update * lr;
-                    }
+                    let steps = params.iter_mut().zip(grads).zip(velocity);
+                    wide(
+                        #[inline(always)]
+                        move || {
+                            for ((p, &g), v) in steps {
+                                let g = gradient(*p, g);
+                                *v = if first_step {
+                                    g
+                                } else {
+                                    g * (1.0 - dampening) + *v * momentum
+                                };
+                                let update = if nesterov { *v * momentum + g } else { *v };
+                                *p -= update * lr;
+                            }
+                        },
+                    );
                 }
             }
         }
