@@ -36,17 +36,7 @@ pidfile=$home/pid
 running() { [[ -f $pidfile ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
 
 # The run clock: the newest checkpoint's time.json `trained_at`, in minutes.
-clock() {
-  python3 - "$home/out" <<'EOF'
-import json, pathlib, sys
-best = (0, 0.0)
-for t in pathlib.Path(sys.argv[1]).glob("*/checkpoints/*/time.json"):
-    g = int(t.parent.name)
-    if g > best[0]:
-        best = (g, json.loads(t.read_text())["trained_at"] / 60)
-print(f"generation {best[0]}, {best[1]:.1f} minutes of run clock")
-EOF
-}
+clock() { python3 scripts/longrun-state.py clock "$home"; }
 
 launch() {
   running && { echo "$name is already running (pid $(cat "$pidfile"))"; return; }
@@ -94,55 +84,7 @@ case $command in
     running && { echo "stop $name before packing it" >&2; exit 1; }
     list=$(mktemp)
     trap 'rm -f "$list"' EXIT
-    python3 - "$home" "${KEEP_MINUTES:-20}" "${WINDOW:-50000}" > "$list" <<'EOF'
-import json, pathlib, sys
-home, every, window = pathlib.Path(sys.argv[1]), float(sys.argv[2]) * 60, int(sys.argv[3])
-out = home / "out"
-keep = []
-for run in [p for p in out.iterdir() if (p / "checkpoints").is_dir()]:
-    times = {}
-    for t in (run / "checkpoints").glob("*/time.json"):
-        times[int(t.parent.name)] = json.loads(t.read_text())["trained_at"]
-    gens = sorted(times)
-    chosen = {0}
-    if gens:
-        chosen.add(gens[-1])
-        mark = every
-        while mark < times[gens[-1]] + every:
-            before = [g for g in gens if times[g] <= mark]
-            if before:
-                chosen.add(before[-1])
-            mark += every
-    # newest generations' shards until the replay window is covered
-    recent, total = set(), 0
-    for done in sorted((run / "shards").glob("gen*.done"), reverse=True):
-        if total >= window:
-            break
-        recent.add(done.stem)
-        total += json.loads(done.read_text()).get("samples", 0)
-    for path in sorted(run.rglob("*")):
-        if not path.is_file() or path.name == ".learner.lock":
-            continue
-        rel = path.relative_to(run)
-        if rel.parts[0] == "games":
-            continue
-        if rel.parts[0] == "checkpoints" and len(rel.parts) > 2:
-            generation = int(rel.parts[1])
-            if generation not in chosen:
-                continue
-            # only the newest checkpoint resumes training; the others are kept to be rated
-            if generation != gens[-1] and path.name == "optimizer.bpk":
-                continue
-        if rel.parts[0] == "shards" and path.suffix != ".done":
-            if not any(path.name.startswith(r) for r in recent):
-                continue
-        keep.append(path)
-for path in sorted(out.rglob("*")):
-    if path.is_file() and not any(path.is_relative_to(r) for r in out.iterdir() if (r / "checkpoints").is_dir()):
-        keep.append(path)
-for path in keep:
-    print(path.relative_to(home))
-EOF
+    python3 scripts/longrun-state.py pack "$home" "${KEEP_MINUTES:-20}" "${WINDOW:-50000}" > "$list"
     tar --zstd -cf "$kept/state.tar.zst.tmp" -C "$home" -T "$list"
     mv "$kept/state.tar.zst.tmp" "$kept/state.tar.zst"
     echo "packed $(wc -l < "$list") files, $(du -h "$kept/state.tar.zst" | cut -f1): $(clock)"

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""What scripts/longrun.sh reads of a long run's state, in one place.
+
+  longrun-state.py clock HOME                  the newest checkpoint and the run clock
+  longrun-state.py pack HOME MINUTES WINDOW    the files `pack` keeps, one a line, relative to
+                                               HOME: everything but the games, the checkpoints
+                                               between MINUTES marks, the optimizer state of all
+                                               but the newest and the shards older than the
+                                               newest WINDOW samples
+"""
+
+import json
+import pathlib
+import sys
+
+
+def runs(out):
+    """The run directories of bench learning's --out (those with checkpoints)."""
+    if not out.is_dir():
+        return []
+    return [p for p in out.iterdir() if (p / "checkpoints").is_dir()]
+
+
+def checkpoints(run):
+    """Generation -> run clock in seconds (time.json's `trained_at`) of a run's checkpoints."""
+    times = {}
+    for t in (run / "checkpoints").glob("*/time.json"):
+        times[int(t.parent.name)] = json.loads(t.read_text())["trained_at"]
+    return times
+
+
+def clock(home):
+    best = (0, 0.0)
+    for run in runs(home / "out"):
+        for generation, seconds in checkpoints(run).items():
+            best = max(best, (generation, seconds / 60))
+    print(f"generation {best[0]}, {best[1]:.1f} minutes of run clock")
+
+
+def kept_generations(times, every):
+    """Generation 0, the newest and the last one at or before each `every`-second mark."""
+    gens = sorted(times)
+    if not gens:
+        return {0}, None
+    newest = gens[-1]
+    chosen = {0, newest}
+    mark = every
+    while mark < times[newest] + every:
+        before = [g for g in gens if times[g] <= mark]
+        if before:
+            chosen.add(before[-1])
+        mark += every
+    return chosen, newest
+
+
+def recent_shards(run, window):
+    """Stems of the newest generations' shards until `window` samples are covered."""
+    recent, total = set(), 0
+    for done in sorted((run / "shards").glob("gen*.done"), reverse=True):
+        if total >= window:
+            break
+        recent.add(done.stem)
+        total += json.loads(done.read_text()).get("samples", 0)
+    return recent
+
+
+def pack(home, every, window):
+    out = home / "out"
+    inside = runs(out)
+    keep = []
+    for run in inside:
+        chosen, newest = kept_generations(checkpoints(run), every)
+        recent = recent_shards(run, window)
+        for path in sorted(run.rglob("*")):
+            if not path.is_file() or path.name == ".learner.lock":
+                continue
+            rel = path.relative_to(run)
+            if rel.parts[0] == "games":
+                continue
+            if rel.parts[0] == "checkpoints" and len(rel.parts) > 2 and rel.parts[1].isdigit():
+                generation = int(rel.parts[1])
+                if generation not in chosen:
+                    continue
+                # only the newest checkpoint resumes training; the others are kept to be rated
+                if generation != newest and path.name == "optimizer.bpk":
+                    continue
+            if rel.parts[0] == "shards" and path.suffix != ".done":
+                if not any(path.name.startswith(r) for r in recent):
+                    continue
+            keep.append(path)
+    if out.is_dir():
+        for path in sorted(out.rglob("*")):
+            if path.is_file() and not any(path.is_relative_to(r) for r in inside):
+                keep.append(path)
+    for path in keep:
+        print(path.relative_to(home))
+
+
+def main():
+    command, home = sys.argv[1], pathlib.Path(sys.argv[2])
+    if command == "clock":
+        clock(home)
+    elif command == "pack":
+        pack(home, float(sys.argv[3]) * 60, int(sys.argv[4]))
+    else:
+        sys.exit(f"unknown command {command}")
+
+
+if __name__ == "__main__":
+    main()
