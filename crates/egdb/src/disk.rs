@@ -1,12 +1,8 @@
-//! Probing tables from their files: a probe reads and decompresses only the block that holds
-//! its position (one positional read of a few hundred bytes, one zstd frame), and decompressed
-//! blocks are kept in a cache that the tables of one [`crate::Egdb`] share. The files stay on disk (the
+//! Probing tables from their files: each file is memory-mapped, a probe decompresses only the
+//! block that holds its position (a few hundred bytes, one zstd frame), and decompressed blocks
+//! are kept in a cache that the tables of one [`crate::Egdb`] share. The files stay on disk (the
 //! operating system's page cache keeps the hot ones in memory, once for every process), so a
 //! database larger than memory can be probed and a process holds only the cache.
-//!
-//! Memory-mapping the files would spare the read call but needs `unsafe` code, which this
-//! workspace forbids; a cached block costs the same either way, and a block not cached costs
-//! its decompression (microseconds) in both.
 
 use crate::file::{self, Layout};
 use crate::index::Indexer;
@@ -14,6 +10,7 @@ use crate::signature::Signature;
 use crate::table::{Table, TableError};
 use crate::value::Value;
 use damas_rules::{Position, Rules};
+use memmap2::Mmap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
@@ -88,7 +85,8 @@ impl BlockCache {
 pub(crate) struct DiskTable<V: Rules> {
     indexer: Indexer<V>,
     path: PathBuf,
-    file: File,
+    /// The whole file, mapped.
+    map: Mmap,
     layout: Layout,
     /// This table's number in its database's cache keys.
     id: u32,
@@ -113,10 +111,14 @@ impl<V: Rules> DiskTable<V> {
             return Ok(Opened::Memory(file::read_whole(opened, path, signature)?));
         }
         let layout = file::read_layout(&mut opened, path)?;
+        let map = map(&opened.file, path)?;
+        if map.len() as u64 != opened.len {
+            return Err(TableError::invalid(path, "changed while it was opened"));
+        }
         Ok(Opened::Disk(DiskTable {
             indexer: Indexer::new(signature),
             path: path.to_path_buf(),
-            file: opened.file,
+            map,
             layout,
             id,
             fault: OnceLock::new(),
@@ -165,13 +167,13 @@ impl<V: Rules> DiskTable<V> {
         }
     }
 
-    /// Reads and checks block `block`: its uncompressed bytes.
+    /// Decompresses and checks block `block`: its uncompressed bytes.
     fn read_block(&self, block: usize) -> Result<Vec<u8>, String> {
         let b = self.layout.blocks[block];
-        let mut frame = vec![0u8; (b.end - b.start) as usize];
-        read_at(&self.file, &mut frame, b.start).map_err(|e| format!("cannot be read: {e}"))?;
+        // In bounds: the block index was checked against the file's length when it was opened.
+        let frame = &self.map[b.start as usize..b.end as usize];
         file::inflate_block(
-            &frame,
+            frame,
             self.layout.block_len(block),
             self.layout.header.wide(),
             b.crc32,
@@ -179,24 +181,20 @@ impl<V: Rules> DiskTable<V> {
     }
 }
 
-/// Fills `buf` from `file` at byte `offset`, without moving a shared cursor (so threads
-/// probe one open file at once).
-#[cfg(unix)]
-fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-}
-
-#[cfg(windows)]
-fn read_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
-    use std::os::windows::fs::FileExt;
-    while !buf.is_empty() {
-        match file.seek_read(buf, offset)? {
-            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
-            n => {
-                buf = &mut buf[n..];
-                offset += n as u64;
-            }
-        }
-    }
-    Ok(())
+/// `file` (at `path`) mapped into memory, read-only, for probes that touch a block here and
+/// there (no read-ahead where the system takes the hint).
+#[allow(unsafe_code)]
+fn map(file: &File, path: &Path) -> Result<Mmap, TableError> {
+    // SAFETY: the mapping is only read, and its bytes must not change while it lives. Table
+    // files are written whole under another name and renamed into place (`file::save`), so a
+    // rebuilt table is a new file and this mapping keeps the old one; nothing in this project
+    // writes into a table file in place. A file truncated in place by hand while mapped would
+    // fault the process, as it would any program that maps files (Scan, Kingsrow's drivers).
+    let map = unsafe { Mmap::map(file) }.map_err(|source| TableError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    #[cfg(unix)]
+    let _ = map.advise(memmap2::Advice::Random);
+    Ok(map)
 }
