@@ -162,3 +162,38 @@ fn an_endgame_database_is_used_or_its_absence_said() {
     assert!(!found.contains("error"), "{found}");
     assert!(found.contains("done move="), "{found}");
 }
+
+#[test]
+fn a_damaged_table_met_in_a_search_is_said_in_an_error_line() {
+    let root = std::env::temp_dir().join(format!("damas-hub-damaged-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let signatures = damas_egdb::Signature::up_to(2);
+    damas_egdb::build::build::<damas_rules::variants::English>(&root, &signatures, |_, _, _| {})
+        .unwrap();
+    // King against king is one block of 1,984 positions: damage it.
+    let path = root.join("english").join("w0.1-b0.1.egdb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.len() - 20;
+    bytes[at] ^= 0x55;
+    std::fs::write(&path, &bytes).unwrap();
+    // A white king on 22 and a black one on 11: every position below the root is in that table.
+    let mut squares = vec!['e'; 32];
+    squares[21] = 'W';
+    squares[10] = 'B';
+    let position: String = std::iter::once('W').chain(squares).collect();
+    let script = format!(
+        "hub\nset-param name=variant value=english\ninit\npos pos={position}\nlevel depth=3\n\
+         go think\n"
+    );
+    let output = session_with(&script, Some(root.clone()));
+    let _ = std::fs::remove_dir_all(&root);
+    let errors: Vec<&str> = output.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 1, "{output}");
+    assert!(
+        errors[0].contains("w0.1-b0.1.egdb: block") && errors[0].contains("searched instead"),
+        "{output}"
+    );
+    // The search still answers, after the error.
+    let done = output.find("done move=").expect(&output);
+    assert!(output.find("error").unwrap() < done, "{output}");
+}

@@ -3,6 +3,7 @@
 //! lines in Scan's units.
 
 use super::server::{CommandError, Lines};
+use damas_egdb::Egdb;
 use damas_engine::{EngineConfig, Limits, SearchInfo, Searcher};
 use damas_mcts::tree::Tree;
 use damas_mcts::{Evaluator, RootNoise, Search, SearchConfig};
@@ -77,6 +78,25 @@ struct AlphaBetaSession<V: Rules> {
     searcher: Arc<Mutex<Searcher<V>>>,
     stop: Arc<AtomicBool>,
     lines: Lines,
+    /// The endgame database the searcher probes, whose faults are reported.
+    egdb: Option<Arc<Egdb<V>>>,
+    /// The database's faults already reported in an `error` line (each is said once).
+    reported: Arc<Mutex<Vec<String>>>,
+}
+
+/// Says in an `error` line each fault of `egdb` not in `reported` yet (a damaged block or a read
+/// error met while probing: its positions were searched instead of looked up), and adds it there.
+fn report_faults<V: Rules>(egdb: Option<&Egdb<V>>, reported: &Mutex<Vec<String>>, lines: &Lines) {
+    let Some(db) = egdb else { return };
+    let mut reported = reported.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    for fault in db.faults() {
+        if !reported.contains(&fault) {
+            lines.say(&super::error_line(format!(
+                "endgame database: {fault}; its positions are searched instead"
+            )));
+            reported.push(fault);
+        }
+    }
 }
 
 impl<V: Rules> Session for AlphaBetaSession<V> {
@@ -102,11 +122,13 @@ impl<V: Rules> Session for AlphaBetaSession<V> {
         let searcher = Arc::clone(&self.searcher);
         let game = self.game.clone();
         let lines = self.lines.clone();
+        let (egdb, reported) = (self.egdb.clone(), Arc::clone(&self.reported));
         std::thread::spawn(move || {
             let mut searcher = searcher
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             let result = searcher.search(&game, &limits, |info| lines.say(&info_line::<V>(info)));
+            report_faults(egdb.as_deref(), &reported, &lines);
             // The GUI may send its next command as soon as it reads `done`: the main loop must
             // already see this search as over by then.
             answered.store(true, Ordering::SeqCst);
@@ -251,20 +273,26 @@ impl VariantVisitor for NewAlphaBeta<'_> {
         let mut config = EngineConfig::for_rules::<V>();
         config.tt_megabytes = self.tt;
         let mut searcher = Searcher::<V>::new(config);
-        if let Some(root) = self.egdb {
-            match damas_egdb::Egdb::<V>::open_shared(root) {
-                Ok(db) => searcher.set_egdb(Some(db)),
-                Err(error) => self.lines.say(&super::error_line(format!(
-                    "no endgame database: {error}; playing without it"
-                ))),
-            }
-        }
+        let egdb = self
+            .egdb
+            .and_then(|root| match Egdb::<V>::open_shared(root) {
+                Ok(db) => Some(db),
+                Err(error) => {
+                    self.lines.say(&super::error_line(format!(
+                        "no endgame database: {error}; playing without it"
+                    )));
+                    None
+                }
+            });
+        searcher.set_egdb(egdb.clone());
         let stop = searcher.stop_handle();
         Box::new(AlphaBetaSession {
             game: Game::new(),
             searcher: Arc::new(Mutex::new(searcher)),
             stop,
             lines: self.lines,
+            egdb,
+            reported: Arc::default(),
         })
     }
 }
