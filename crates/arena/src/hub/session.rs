@@ -88,7 +88,9 @@ struct AlphaBetaSession<V: Rules> {
 /// error met while probing: its positions were searched instead of looked up), and adds it there.
 fn report_faults<V: Rules>(egdb: Option<&Egdb<V>>, reported: &Mutex<Vec<String>>, lines: &Lines) {
     let Some(db) = egdb else { return };
-    let mut reported = reported.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut reported = reported
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     for fault in db.faults() {
         if !reported.contains(&fault) {
             lines.say(&super::error_line(format!(
