@@ -177,6 +177,11 @@ impl<V: Rules> Searcher<V> {
         self.tt.clear();
     }
 
+    /// The endgame database this searcher probes, if any (see [`Self::set_egdb`]).
+    pub fn egdb(&self) -> Option<&Egdb<V>> {
+        self.egdb.as_deref()
+    }
+
     /// A flag that stops the running search when set (checked every 1024 nodes). The search does
     /// not clear it: whoever sets it clears it before starting the next search, so that a stop
     /// sent just before a search begins is never lost.

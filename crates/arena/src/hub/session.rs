@@ -78,9 +78,7 @@ struct AlphaBetaSession<V: Rules> {
     searcher: Arc<Mutex<Searcher<V>>>,
     stop: Arc<AtomicBool>,
     lines: Lines,
-    /// The endgame database the searcher probes, whose faults are reported.
-    egdb: Option<Arc<Egdb<V>>>,
-    /// The database's faults already reported in an `error` line (each is said once).
+    /// The searcher's endgame database's faults already reported in an `error` line (each is said once).
     reported: Arc<Mutex<Vec<String>>>,
 }
 
@@ -124,13 +122,13 @@ impl<V: Rules> Session for AlphaBetaSession<V> {
         let searcher = Arc::clone(&self.searcher);
         let game = self.game.clone();
         let lines = self.lines.clone();
-        let (egdb, reported) = (self.egdb.clone(), Arc::clone(&self.reported));
+        let reported = Arc::clone(&self.reported);
         std::thread::spawn(move || {
             let mut searcher = searcher
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             let result = searcher.search(&game, &limits, |info| lines.say(&info_line::<V>(info)));
-            report_faults(egdb.as_deref(), &reported, &lines);
+            report_faults(searcher.egdb(), &reported, &lines);
             // The GUI may send its next command as soon as it reads `done`: the main loop must
             // already see this search as over by then.
             answered.store(true, Ordering::SeqCst);
@@ -286,14 +284,13 @@ impl VariantVisitor for NewAlphaBeta<'_> {
                     None
                 }
             });
-        searcher.set_egdb(egdb.clone());
+        searcher.set_egdb(egdb);
         let stop = searcher.stop_handle();
         Box::new(AlphaBetaSession {
             game: Game::new(),
             searcher: Arc::new(Mutex::new(searcher)),
             stop,
             lines: self.lines,
-            egdb,
             reported: Arc::default(),
         })
     }
