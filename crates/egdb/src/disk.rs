@@ -15,8 +15,8 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-/// Cache bytes a database opened on disk gets unless told otherwise: 64 MiB, about 26,000
-/// decompressed blocks of 2,048 positions (2,560 bytes each).
+/// Cache bytes a database opened on disk gets unless told otherwise: 64 MiB, about 100,000
+/// decompressed blocks of [`crate::file::BLOCK_POSITIONS`] positions (640 bytes each).
 pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
 
 /// Blocks a set of the cache holds.

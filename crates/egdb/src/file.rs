@@ -31,14 +31,14 @@ use std::path::Path;
 pub const MAGIC: &[u8; 8] = b"DAMASEGD";
 /// Version of the table layout written.
 pub const TABLE_FORMAT: u32 = 2;
-/// Indices a block holds (a multiple of 4, so a block's results fill whole bytes): 2,048 is
-/// 512 bytes of results and 2 KiB of one-byte distances. Measured on Russian's four-piece
-/// tables on 2026-12-06 (2 cores shared with two table builds; random positions, 64 MiB cache):
-/// 4.50 MB on disk, 4.6-5.7 us a probe that reads its block, 296 ns one that finds it cached.
-/// Blocks of 8,192: 3.97 MB, 9.6-9.8 us and 345 ns, and with a 16 MiB cache 6.5 us a probe
-/// against 0.86 us (fewer blocks fit). Blocks of 512: 5.95 MB, no faster. Format 1 (one frame a
-/// table): 3.51 MB.
-pub const BLOCK_POSITIONS: usize = 2048;
+/// Indices a block holds (a multiple of 4, so a block's results fill whole bytes): 512 is
+/// 128 bytes of results and 512 bytes of one-byte distances. Measured on Russian's four-piece
+/// tables, memory-mapped, on 2026-12-07 (six alternated runs, 4,096 random positions): blocks
+/// of 512 take 5.9 MB on disk and 1.85 us (median) a probe that unpacks its block; blocks of
+/// 2,048 (the layout before) 4.5 MB and 2.69 us; cached probes 118-200 ns either way. With
+/// positional reads instead of a mapping (2026-12-06), 512 was no faster than 2,048 and 8,192
+/// took 3.97 MB and twice as long; format 1 (one frame a table) 3.51 MB.
+pub const BLOCK_POSITIONS: usize = 512;
 /// zstd's level for tables: small files, still fast to write.
 const ZSTD_LEVEL: i32 = 9;
 /// Bytes a block takes in the index.
