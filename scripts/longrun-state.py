@@ -7,10 +7,15 @@
                                                between MINUTES marks, the optimizer state of all
                                                but the newest and the shards older than the
                                                newest WINDOW samples
+  longrun-state.py pace HOME [MINUTES]         from the run's log.txt: generations done at each
+                                               MINUTES mark of run clock (10 unless given), a
+                                               minute's generations in each hour, and where the
+                                               clock went (self-play, training, i/o, evaluation)
 """
 
 import json
 import pathlib
+import re
 import sys
 
 
@@ -96,12 +101,60 @@ def pack(home, every, window):
         print(path.relative_to(home))
 
 
+GENERATION = re.compile(r"^generation (\d+):")
+TIMES = re.compile(
+    r"time: self-play ([\d.]+)s, training ([\d.]+)s, i/o ([\d.]+)s, evaluation ([\d.]+)s; "
+    r"run clock ([\d.]+) min"
+)
+PARTS = ("self-play", "training", "i/o", "evaluation")
+
+
+def logged_generations(log):
+    """Generation -> (run clock in minutes, seconds of each of PARTS) from a run's log.txt."""
+    generations, current = {}, None
+    for line in log.read_text().splitlines():
+        if m := GENERATION.match(line):
+            current = int(m.group(1))
+        elif (m := TIMES.search(line)) and current is not None:
+            seconds = tuple(float(v) for v in m.groups()[:4])
+            generations[current] = (float(m.group(5)), seconds)
+    return generations
+
+
+def pace(home, every):
+    for run in runs(home / "out"):
+        generations = logged_generations(run / "log.txt")
+        if not generations:
+            print(f"{run.name}: no generation logged")
+            continue
+        clock = sorted((minutes, g) for g, (minutes, _) in generations.items())
+        last = clock[-1][0]
+        marks, mark = [], every
+        while mark <= last:
+            marks.append((mark, max(g for minutes, g in clock if minutes <= mark)))
+            mark += every
+        print(f"{run.name}: {len(generations)} generations logged, run clock {last:.1f} min")
+        print("  generations at each " + f"{every:g} minutes: " + ", ".join(f"{g} ({m:g})" for m, g in marks))
+        hour = 0
+        while hour * 60 < last:
+            inside = [g for minutes, g in clock if hour * 60 < minutes <= (hour + 1) * 60]
+            span = min(last, (hour + 1) * 60) - hour * 60
+            print(f"  hour {hour + 1}: {len(inside)} generations, {len(inside) / span:.1f} a minute")
+            hour += 1
+        totals = [sum(parts[i] for _, parts in generations.values()) for i in range(len(PARTS))]
+        whole = sum(totals)
+        split = ", ".join(f"{name} {t:,.0f} s ({100 * t / whole:.0f}%)" for name, t in zip(PARTS, totals))
+        print(f"  where the clock went: {split}")
+
+
 def main():
     command, home = sys.argv[1], pathlib.Path(sys.argv[2])
     if command == "clock":
         clock(home)
     elif command == "pack":
         pack(home, float(sys.argv[3]) * 60, int(sys.argv[4]))
+    elif command == "pace":
+        pace(home, float(sys.argv[3]) if len(sys.argv) > 3 else 10.0)
     else:
         sys.exit(f"unknown command {command}")
 

@@ -12,6 +12,8 @@
 #                                     here, then runs the kept arguments again
 #   scripts/longrun.sh stop NAME      stops it (SIGKILL; resume with `resume`)
 #   scripts/longrun.sh status NAME    running or not, the run clock and the log's last line
+#   scripts/longrun.sh pace NAME      generations at each 10 minutes of run clock, a minute's
+#                                     generations in each hour, and where the clock went
 #   scripts/longrun.sh pack NAME      writes longruns/NAME/state.tar.zst: everything but the
 #                                     checkpoints between KEEP_MINUTES marks (20 unless given),
 #                                     the optimizer state of all but the newest, the games
@@ -26,7 +28,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
-command=${1:?usage: scripts/longrun.sh start|resume|stop|status|pack NAME [ARGS...]}
+command=${1:?usage: scripts/longrun.sh start|resume|stop|status|pace|pack NAME [ARGS...]}
 name=${2:?the run needs a name}
 shift 2
 home=${LONGRUNS:-/work/longruns}/$name
@@ -79,6 +81,9 @@ case $command in
     if running; then echo "$name running (pid $(cat "$pidfile"))"; else echo "$name stopped"; fi
     clock
     tail -n 1 "$home/log" 2>/dev/null || true
+    ;;
+  pace)
+    python3 scripts/longrun-state.py pace "$home" "$@"
     ;;
   pack)
     running && { echo "stop $name before packing it" >&2; exit 1; }
