@@ -2,6 +2,7 @@
 """What scripts/longrun.sh reads of a long run's state, in one place.
 
   longrun-state.py clock HOME                  the newest checkpoint and the run clock
+  longrun-state.py seconds HOME                the run clock of the newest checkpoint, in seconds
   longrun-state.py pack HOME MINUTES WINDOW    the files `pack` keeps, one a line, relative to
                                                HOME: everything but the games, the checkpoints
                                                between MINUTES marks, the optimizer state of all
@@ -30,16 +31,24 @@ def checkpoints(run):
     """Generation -> run clock in seconds (time.json's `trained_at`) of a run's checkpoints."""
     times = {}
     for t in (run / "checkpoints").glob("*/time.json"):
-        times[int(t.parent.name)] = json.loads(t.read_text())["trained_at"]
+        # only numbered directories: a save cut short leaves others beside them
+        if t.parent.name.isdigit():
+            times[int(t.parent.name)] = json.loads(t.read_text())["trained_at"]
     return times
 
 
-def clock(home):
+def newest(home):
+    """(generation, run clock in seconds) of the newest checkpoint under HOME/out."""
     best = (0, 0.0)
     for run in runs(home / "out"):
         for generation, seconds in checkpoints(run).items():
-            best = max(best, (generation, seconds / 60))
-    print(f"generation {best[0]}, {best[1]:.1f} minutes of run clock")
+            best = max(best, (generation, seconds))
+    return best
+
+
+def clock(home):
+    generation, seconds = newest(home)
+    print(f"generation {generation}, {seconds / 60:.1f} minutes of run clock")
 
 
 def kept_generations(times, every):
@@ -104,7 +113,7 @@ def pack(home, every, window):
 GENERATION = re.compile(r"^generation (\d+):")
 TIMES = re.compile(
     r"time: self-play ([\d.]+)s, training ([\d.]+)s, i/o ([\d.]+)s, evaluation ([\d.]+)s; "
-    r"run clock ([\d.]+) min"
+    r"run clock ([\d.]+)( min|s)"
 )
 PARTS = ("self-play", "training", "i/o", "evaluation")
 
@@ -117,7 +126,9 @@ def logged_generations(log):
             current = int(m.group(1))
         elif (m := TIMES.search(line)) and current is not None:
             seconds = tuple(float(v) for v in m.groups()[:4])
-            generations[current] = (float(m.group(5)), seconds)
+            # the clock is written in seconds below a minute
+            minutes = float(m.group(5)) / (60 if m.group(6) == "s" else 1)
+            generations[current] = (minutes, seconds)
     return generations
 
 
@@ -131,7 +142,7 @@ def pace(home, every):
         last = clock[-1][0]
         marks, mark = [], every
         while mark <= last:
-            marks.append((mark, max(g for minutes, g in clock if minutes <= mark)))
+            marks.append((mark, max((g for minutes, g in clock if minutes <= mark), default=0)))
             mark += every
         print(f"{run.name}: {len(generations)} generations logged, run clock {last:.1f} min")
         print("  generations at each " + f"{every:g} minutes: " + ", ".join(f"{g} ({m:g})" for m, g in marks))
@@ -151,6 +162,8 @@ def main():
     command, home = sys.argv[1], pathlib.Path(sys.argv[2])
     if command == "clock":
         clock(home)
+    elif command == "seconds":
+        print(newest(home)[1])
     elif command == "pack":
         pack(home, float(sys.argv[3]) * 60, int(sys.argv[4]))
     elif command == "pace":

@@ -35,7 +35,9 @@ home=${LONGRUNS:-/work/longruns}/$name
 kept=$repo/longruns/$name
 pidfile=$home/pid
 
-running() { [[ -f $pidfile ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
+# Running: the pid file names a live process of this run's binary (a pid file left by a run
+# that ended with the machine may name another process by now).
+running() { [[ -f $pidfile && /proc/$(cat "$pidfile")/exe -ef $home/damas ]]; }
 
 # The run clock: the newest checkpoint's time.json `trained_at`, in minutes.
 clock() { python3 scripts/longrun-state.py clock "$home"; }
@@ -90,6 +92,20 @@ case $command in
     list=$(mktemp)
     trap 'rm -f "$list"' EXIT
     python3 scripts/longrun-state.py pack "$home" "${KEEP_MINUTES:-20}" "${WINDOW:-50000}" > "$list"
+    # Never replace a pack with less: no run here (a fresh machine before `resume`), or a run
+    # here that is behind the one packed.
+    [[ -s $list ]] || { echo "no run in $home to pack" >&2; exit 1; }
+    if [[ -f $kept/state.tar.zst ]]; then
+      packed_home=$(mktemp -d)
+      tar --zstd -xf "$kept/state.tar.zst" -C "$packed_home" --wildcards '*/time.json'
+      packed=$(python3 scripts/longrun-state.py seconds "$packed_home")
+      rm -rf "$packed_home"
+      here=$(python3 scripts/longrun-state.py seconds "$home")
+      if awk -v here="$here" -v packed="$packed" 'BEGIN { exit !(here < packed) }'; then
+        echo "the run here ($here s of run clock) is behind the one packed ($packed s): not packed" >&2
+        exit 1
+      fi
+    fi
     tar --zstd -cf "$kept/state.tar.zst.tmp" -C "$home" -T "$list"
     mv "$kept/state.tar.zst.tmp" "$kept/state.tar.zst"
     echo "packed $(wc -l < "$list") files, $(du -h "$kept/state.tar.zst" | cut -f1): $(clock)"
