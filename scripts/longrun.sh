@@ -47,7 +47,7 @@ launch() {
   cargo build --release --quiet -p damas-cli
   cp target/release/damas "$home/damas"
   mapfile -t args < "$kept/args"
-  echo "$(date -u +%FT%TZ) $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates || echo +changes) $(clock 2>/dev/null || echo 'generation 0')" >> "$kept/segments.log"
+  echo "$(date -u +%FT%TZ) $(git rev-parse --short HEAD)$([[ -z $(git status --porcelain -- crates Cargo.toml Cargo.lock) ]] || echo +changes) $(clock 2>/dev/null || echo 'generation 0')" >> "$kept/segments.log"
   nohup "$home/damas" bench learning "${args[@]}" --out "$home/out" --quiet >> "$home/log" 2>&1 &
   echo $! > "$pidfile"
   echo "$name started (pid $(cat "$pidfile")); log: $home/log"
