@@ -163,6 +163,25 @@ fn an_endgame_database_is_used_or_its_absence_said() {
     assert!(found.contains("done move="), "{found}");
 }
 
+/// Flips bits in the last byte of every block of the table file at `path` (format 2: the mark,
+/// the header's length and the JSON header, then 12 bytes a block whose first 8 give the end of
+/// its zstd frame from the first frame's start).
+fn damage_every_block(path: &std::path::Path) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let header_len = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    let header: serde_json::Value = serde_json::from_slice(&bytes[12..12 + header_len]).unwrap();
+    let slots = 2 * header["indices"].as_u64().unwrap() as usize;
+    let blocks = slots.div_ceil(header["block_positions"].as_u64().unwrap() as usize);
+    let index = 12 + header_len;
+    let frames = index + 12 * blocks;
+    for block in 0..blocks {
+        let entry = index + 12 * block;
+        let end = u64::from_le_bytes(bytes[entry..entry + 8].try_into().unwrap()) as usize;
+        bytes[frames + end - 1] ^= 0x55;
+    }
+    std::fs::write(path, &bytes).unwrap();
+}
+
 #[test]
 fn a_damaged_table_met_in_a_search_is_said_in_an_error_line() {
     let root = std::env::temp_dir().join(format!("damas-hub-damaged-{}", std::process::id()));
@@ -170,12 +189,8 @@ fn a_damaged_table_met_in_a_search_is_said_in_an_error_line() {
     let signatures = damas_egdb::Signature::up_to(2);
     damas_egdb::build::build::<damas_rules::variants::English>(&root, &signatures, |_, _, _| {})
         .unwrap();
-    // King against king is one block of 1,984 positions: damage it.
-    let path = root.join("english").join("w0.1-b0.1.egdb");
-    let mut bytes = std::fs::read(&path).unwrap();
-    let at = bytes.len() - 20;
-    bytes[at] ^= 0x55;
-    std::fs::write(&path, &bytes).unwrap();
+    // King against king: damage every block, whichever the search meets.
+    damage_every_block(&root.join("english").join("w0.1-b0.1.egdb"));
     // A white king on 22 and a black one on 11: every position below the root is in that table.
     let mut squares = vec!['e'; 32];
     squares[21] = 'W';

@@ -17,7 +17,8 @@ pub struct ProbeSpeed {
     /// Nanoseconds per probe, over the positions probed again and again.
     pub nanos_per_probe: f64,
     /// Nanoseconds per probe the first time each position is probed (for tables on disk,
-    /// mostly blocks not yet cached: a read and an unpacking each).
+    /// mostly blocks not yet cached: an unpacking each, and the first touch of the mapped
+    /// page that holds the block).
     pub nanos_first_probe: f64,
     /// Of the positions drawn: won, drawn, lost for the side to move.
     pub wins: u64,

@@ -103,6 +103,14 @@ impl<V: Rules> Egdb<V> {
             let signature: Signature = stem
                 .parse()
                 .map_err(|e| TableError::invalid(&path, format!("{e}")))?;
+            // One file per signature: a name that parses but is not the one the build writes
+            // (`w01.0-b1.1`) would stand for the same table twice.
+            if stem != signature.to_string() {
+                return Err(TableError::invalid(
+                    &path,
+                    format!("not a table's name (the table of {signature} is {signature}.egdb)"),
+                ));
+            }
             let stored = match storage {
                 Storage::Memory => Stored::Memory(Table::load(&path, signature)?),
                 Storage::Files { .. } => {
@@ -116,16 +124,19 @@ impl<V: Rules> Egdb<V> {
             db.tables.insert(signature, stored);
         }
         if let Storage::Files { cache_bytes } = storage {
-            let block_positions = db
+            let block_bytes = db
                 .tables
                 .values()
                 .filter_map(|t| match t {
-                    Stored::Disk(table) => Some(table.block_positions()),
+                    Stored::Disk(table) => Some(table.block_bytes()),
                     Stored::Memory(_) => None,
                 })
                 .max()
-                .unwrap_or(crate::file::BLOCK_POSITIONS);
-            db.cache = Some(BlockCache::new(cache_bytes, block_positions));
+                .unwrap_or(crate::file::encoded_len(
+                    crate::file::BLOCK_POSITIONS,
+                    false,
+                ));
+            db.cache = Some(BlockCache::new(cache_bytes, block_bytes));
         }
         Ok(db)
     }
@@ -176,8 +187,8 @@ impl<V: Rules> Egdb<V> {
         })
     }
 
-    /// Faults met reading tables from their files (a damaged block, a read error), one per
-    /// table, each naming the file and block; their positions probe as not in the tables.
+    /// Damaged blocks met probing tables from their files, one per table, each naming the file
+    /// and block; their positions probe as not in the tables.
     pub fn faults(&self) -> Vec<String> {
         let mut faults: Vec<String> = self
             .tables

@@ -38,12 +38,11 @@ struct Cached {
 }
 
 impl BlockCache {
-    /// A cache of about `bytes` bytes of blocks of `block_positions` positions (at least 64
-    /// blocks).
-    pub fn new(bytes: usize, block_positions: usize) -> Self {
-        let block_bytes = block_positions.div_ceil(4) + block_positions;
+    /// A cache of at most about `bytes` bytes of blocks of up to `block_bytes` bytes each
+    /// (unpacked; at least 64 blocks).
+    pub fn new(bytes: usize, block_bytes: usize) -> Self {
         let blocks = (bytes / block_bytes.max(1)).max(64);
-        let sets = 1usize << (usize::BITS - 1 - (blocks / WAYS).leading_zeros());
+        let sets = blocks / WAYS;
         BlockCache {
             sets: (0..sets).map(|_| Mutex::new(Default::default())).collect(),
         }
@@ -56,7 +55,7 @@ impl BlockCache {
 
     fn set(&self, key: u64) -> std::sync::MutexGuard<'_, [Option<Cached>; WAYS]> {
         let hash = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
-        self.sets[hash as usize & (self.sets.len() - 1)]
+        self.sets[hash as usize % self.sets.len()]
             .lock()
             .unwrap_or_else(|p| p.into_inner())
     }
@@ -90,7 +89,7 @@ pub(crate) struct DiskTable<V: Rules> {
     layout: Layout,
     /// This table's number in its database's cache keys.
     id: u32,
-    /// The first block that could not be read, if any (its probes answer nothing).
+    /// The first block found damaged, if any (its probes answer nothing).
     fault: OnceLock<String>,
 }
 
@@ -125,9 +124,9 @@ impl<V: Rules> DiskTable<V> {
         }))
     }
 
-    /// Indices a block of this table's file holds.
-    pub fn block_positions(&self) -> usize {
-        self.layout.block_positions
+    /// Bytes of one of this table's blocks unpacked, as the cache holds it.
+    pub fn block_bytes(&self) -> usize {
+        file::encoded_len(self.layout.block_positions, self.layout.header.wide())
     }
 
     /// The index.
@@ -135,13 +134,14 @@ impl<V: Rules> DiskTable<V> {
         &self.indexer
     }
 
-    /// The first fault met reading this table, naming the file and block.
+    /// The first damaged block met in this table, naming the file and block.
     pub fn fault(&self) -> Option<&str> {
         self.fault.get().map(String::as_str)
     }
 
     /// The value of `position` (of this signature), reading its block into `cache` if it is
-    /// not there; `None` if the block cannot be read or is damaged (see [`Self::fault`]).
+    /// not there; `None` if the block is damaged (see [`Self::fault`]). An I/O error under the
+    /// mapping is not an answer but a fault of the process (SIGBUS), as for any mapped file.
     pub fn value(&self, position: &Position<V::Geometry>, cache: &BlockCache) -> Option<Value> {
         let slot = self.indexer.slot(position);
         let block = slot / self.layout.block_positions;

@@ -7,8 +7,8 @@
 //! endian); then the blocks, one zstd frame each. A block holds [`BLOCK_POSITIONS`] consecutive
 //! indices (White to move first, then Black; the last block fewer): their win/draw/loss at
 //! 2 bits each (four to a byte), then their distances in plies (one byte each where every
-//! distance of the table fits, else two, little endian). Blocks let a prober read and unpack
-//! only the few kilobytes around a position ([`crate::disk`]).
+//! distance of the table fits, else two, little endian). Blocks let a prober unpack only the
+//! few hundred bytes around a position from the mapped file ([`crate::disk`]).
 //!
 //! Format 1 (read only, into memory): the same header with the CRC-32 of the whole payload and
 //! no block index, then one zstd frame of the whole payload laid out as one block.
@@ -150,42 +150,45 @@ fn encode_block(values: &[u16], wide: bool) -> Vec<u8> {
 }
 
 /// Uncompressed bytes of a block of `count` indices.
-fn encoded_len(count: usize, wide: bool) -> usize {
+pub(crate) fn encoded_len(count: usize, wide: bool) -> usize {
     count.div_ceil(4) + count * (1 + wide as usize)
 }
 
-/// The values of a block of `count` indices from its uncompressed bytes.
-pub(crate) fn decode_block(bytes: &[u8], count: usize, wide: bool) -> Result<Vec<u16>, String> {
-    if bytes.len() != encoded_len(count, wide) {
-        return Err(format!(
-            "{} bytes unpacked, expected {}",
-            bytes.len(),
-            encoded_len(count, wide)
-        ));
+/// The result code and distance of index `at` of a block of `count` indices, from its
+/// uncompressed bytes (of the length [`encoded_len`] gives).
+fn entry(bytes: &[u8], count: usize, wide: bool, at: usize) -> (u8, u32) {
+    let code = (bytes[at / 4] >> (2 * (at % 4))) & 3;
+    let plies = &bytes[count.div_ceil(4)..];
+    let d = if wide {
+        u16::from_le_bytes([plies[2 * at], plies[2 * at + 1]]) as u32
+    } else {
+        plies[at] as u32
+    };
+    (code, d)
+}
+
+/// The value a result code and a distance stand for (a distance out of range: no position).
+fn value_of(code: u8, d: u32) -> Value {
+    match code {
+        _ if d > Value::MAX_PLIES => Value::INVALID,
+        0 => Value::DRAW,
+        1 => Value::win(d),
+        2 => Value::loss(d),
+        _ => Value::INVALID,
     }
-    let (wdl, plies) = bytes.split_at(count.div_ceil(4));
-    let mut values = Vec::with_capacity(count);
-    for i in 0..count {
-        let code = (wdl[i / 4] >> (2 * (i % 4))) & 3;
-        let d = if wide {
-            u16::from_le_bytes([plies[2 * i], plies[2 * i + 1]]) as u32
-        } else {
-            plies[i] as u32
-        };
-        if d > Value::MAX_PLIES {
-            return Err(format!("distance {d} at index {i} is out of range"));
-        }
-        values.push(
-            match code {
-                0 => Value::DRAW,
-                1 => Value::win(d),
-                2 => Value::loss(d),
-                _ => Value::INVALID,
+}
+
+/// The values of a block of `count` indices from its uncompressed bytes (checked by
+/// [`inflate_block`]); a distance out of range is an error.
+fn decode_block(bytes: &[u8], count: usize, wide: bool) -> Result<Vec<u16>, String> {
+    (0..count)
+        .map(|i| match entry(bytes, count, wide, i) {
+            (_, d) if d > Value::MAX_PLIES => {
+                Err(format!("distance {d} at index {i} is out of range"))
             }
-            .0,
-        );
-    }
-    Ok(values)
+            (code, d) => Ok(value_of(code, d).0),
+        })
+        .collect()
 }
 
 /// Decompresses one block's frame and checks it: its uncompressed bytes.
@@ -230,25 +233,22 @@ fn unpack_block(frame: &[u8], count: usize, wide: bool, crc32: u32) -> Result<Ve
 /// The value of index `at` of a block of `count` indices, from its uncompressed bytes (checked
 /// by [`inflate_block`]; a distance out of range reads as no position).
 pub(crate) fn value_in_block(bytes: &[u8], count: usize, wide: bool, at: usize) -> Value {
-    let code = (bytes[at / 4] >> (2 * (at % 4))) & 3;
-    let plies = &bytes[count.div_ceil(4)..];
-    let d = if wide {
-        u16::from_le_bytes([plies[2 * at], plies[2 * at + 1]]) as u32
-    } else {
-        plies[at] as u32
-    };
-    match code {
-        _ if d > Value::MAX_PLIES => Value::INVALID,
-        0 => Value::DRAW,
-        1 => Value::win(d),
-        2 => Value::loss(d),
-        _ => Value::INVALID,
-    }
+    let (code, d) = entry(bytes, count, wide, at);
+    value_of(code, d)
 }
 
-/// Writes `table` to `path` atomically in format 2; returns the file's size.
+/// Writes `table` to `path` atomically in format 2, in blocks of [`BLOCK_POSITIONS`]; returns
+/// the file's size.
 pub(crate) fn save<V: Rules>(table: &Table<V>, path: &Path) -> Result<u64, TableError> {
-    let block_positions = BLOCK_POSITIONS;
+    save_in_blocks(table, path, BLOCK_POSITIONS)
+}
+
+/// [`save`] in blocks of `block_positions` indices (a multiple of 4).
+fn save_in_blocks<V: Rules>(
+    table: &Table<V>,
+    path: &Path,
+    block_positions: usize,
+) -> Result<u64, TableError> {
     let io = |source| TableError::Io {
         path: path.to_path_buf(),
         source,
@@ -389,6 +389,13 @@ pub(crate) fn read_layout(opened: &mut Opened, path: &Path) -> Result<Layout, Ta
         as usize;
     let slots = 2 * header.indices as usize;
     let count = slots.div_ceil(block_positions);
+    // Checked before the index is allocated: a damaged header must not ask for gigabytes.
+    if opened.header_end + (count * INDEX_ENTRY) as u64 > opened.len {
+        return Err(invalid(format!(
+            "truncated block index ({count} blocks of {block_positions} positions need {} bytes)",
+            count * INDEX_ENTRY
+        )));
+    }
     let mut index = vec![0u8; count * INDEX_ENTRY];
     read_exact(&mut opened.file, &mut index, "block index").map_err(|e| e.at(path))?;
     if Some(crc32fast::hash(&index)) != header.index_crc32 {
@@ -525,6 +532,36 @@ mod tests {
             crate::disk::Opened::Memory(t) => assert_eq!(t.values(), table.values()),
             crate::disk::Opened::Disk(_) => panic!("a format-1 file has no blocks"),
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Files in blocks of another size (2,048 positions before 2026-12-07) probe the same
+    /// values from disk as the table they were written from.
+    #[test]
+    fn blocks_of_another_size_still_read() {
+        let dir = std::env::temp_dir().join(format!("damas-egdb-blocks-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let signature: Signature = "w0.2-b0.1".parse().unwrap();
+        let (db, _) = build::<English>(&dir, &[signature], |_, _, _| {}).unwrap();
+        let table = db.table(signature).unwrap();
+        let path = dir.join("old.egdb");
+        save_in_blocks(table, &path, 2048).unwrap();
+        let opened = crate::disk::DiskTable::<English>::open(&path, signature, 0).unwrap();
+        let crate::disk::Opened::Disk(disk) = opened else {
+            panic!("a format-2 file is probed from disk")
+        };
+        assert_eq!(disk.block_bytes(), encoded_len(2048, false));
+        let cache = crate::disk::BlockCache::new(1 << 20, disk.block_bytes());
+        let mut probed = 0;
+        for index in 0..table.indexer().size() {
+            for turn in [damas_rules::Color::White, damas_rules::Color::Black] {
+                if let Some(position) = table.indexer().decode(index, turn) {
+                    assert_eq!(disk.value(&position, &cache), Some(table.value(&position)));
+                    probed += 1;
+                }
+            }
+        }
+        assert!(probed > 2 * 2048, "{probed} positions: more than one block");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -68,7 +68,8 @@ fn a_damaged_block_is_named_when_read() {
     let built = english_three_pieces(&dir);
     let path = table_path(&dir, "english", "w0.2-b0.1");
     let mut bytes = std::fs::read(&path).unwrap();
-    let at = bytes.len() - 20;
+    // The file's last byte is the last block's (its zstd frame ends the file).
+    let at = bytes.len() - 1;
     bytes[at] ^= 0x55;
     std::fs::write(&path, &bytes).unwrap();
     // Read whole, the damage is found at once.
@@ -132,4 +133,16 @@ fn truncated_and_foreign_files_are_refused_by_name() {
     .unwrap_err()
     .to_string();
     assert!(error.contains("signature is w1.1-b1.0"), "{error}");
+    // Nor is a second name for one signature's table (one table, two cache identities).
+    std::fs::remove_file(dir.0.join("english").join("w1.0-b1.1.egdb")).unwrap();
+    std::fs::copy(&path, dir.0.join("english").join("w01.1-b1.0.egdb")).unwrap();
+    for storage in [Storage::Memory, Storage::default()] {
+        let error = Egdb::<English>::open_with(&dir.0, storage)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("w01.1-b1.0.egdb") && error.contains("not a table's name"),
+            "{error}"
+        );
+    }
 }

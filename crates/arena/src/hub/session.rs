@@ -82,8 +82,8 @@ struct AlphaBetaSession<V: Rules> {
     reported: Arc<Mutex<Vec<String>>>,
 }
 
-/// Says in an `error` line each fault of `egdb` not in `reported` yet (a damaged block or a read
-/// error met while probing: its positions were searched instead of looked up), and adds it there.
+/// Says in an `error` line each fault of `egdb` not in `reported` yet (a damaged block met while
+/// probing: its positions were searched instead of looked up), and adds it there.
 fn report_faults<V: Rules>(egdb: Option<&Egdb<V>>, reported: &Mutex<Vec<String>>, lines: &Lines) {
     let Some(db) = egdb else { return };
     let mut reported = reported
