@@ -18,6 +18,12 @@
 #                                     checkpoints between KEEP_MINUTES marks (20 unless given),
 #                                     the optimizer state of all but the newest, the games
 #                                     and the shards older than the replay window
+#   scripts/longrun.sh autopack NAME [MINUTES]   every MINUTES (30 unless given) while the run
+#                                     runs: stop, pack, resume; a last pack when it has ended.
+#                                     A session cut off without warning then loses at most
+#                                     MINUTES of run clock: the pack is a file of the work tree,
+#                                     which survives as an uncommitted change where a machine
+#                                     outside it (/work/longruns) does not
 #
 #   e.g. scripts/longrun.sh start russian-240 --config configs/russian.toml --minutes 240 \
 #          --every 20 --ladder ladders/russian.json --time 0.1
@@ -28,7 +34,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
-command=${1:?usage: scripts/longrun.sh start|resume|stop|status|pace|pack NAME [ARGS...]}
+command=${1:?usage: scripts/longrun.sh start|resume|stop|status|pace|pack|autopack NAME [ARGS...]}
 name=${2:?the run needs a name}
 shift 2
 home=${LONGRUNS:-/work/longruns}/$name
@@ -51,6 +57,30 @@ launch() {
   nohup "$home/damas" bench learning "${args[@]}" --out "$home/out" --quiet >> "$home/log" 2>&1 &
   echo $! > "$pidfile"
   echo "$name started (pid $(cat "$pidfile")); log: $home/log"
+}
+
+pack_run() {
+  list=$(mktemp)
+  trap 'rm -f "$list"' EXIT
+  python3 scripts/longrun-state.py pack "$home" "${KEEP_MINUTES:-20}" "${WINDOW:-50000}" > "$list"
+  # Never replace a pack with less: no run here (a fresh machine before `resume`), or a run
+  # here that is behind the one packed.
+  [[ -s $list ]] || { echo "no run in $home to pack" >&2; exit 1; }
+  if [[ -f $kept/state.tar.zst ]]; then
+    packed_home=$(mktemp -d)
+    tar --zstd -xf "$kept/state.tar.zst" -C "$packed_home" --wildcards '*/time.json'
+    packed=$(python3 scripts/longrun-state.py seconds "$packed_home")
+    rm -rf "$packed_home"
+    here=$(python3 scripts/longrun-state.py seconds "$home")
+    if awk -v here="$here" -v packed="$packed" 'BEGIN { exit !(here < packed) }'; then
+      echo "the run here ($here s of run clock) is behind the one packed ($packed s): not packed" >&2
+      exit 1
+    fi
+  fi
+  tar --zstd -cf "$kept/state.tar.zst.tmp" -C "$home" -T "$list"
+  mv "$kept/state.tar.zst.tmp" "$kept/state.tar.zst"
+  echo "packed $(wc -l < "$list") files, $(du -h "$kept/state.tar.zst" | cut -f1): $(clock)"
+  rm -f "$list"
 }
 
 case $command in
@@ -89,26 +119,25 @@ case $command in
     ;;
   pack)
     running && { echo "stop $name before packing it" >&2; exit 1; }
-    list=$(mktemp)
-    trap 'rm -f "$list"' EXIT
-    python3 scripts/longrun-state.py pack "$home" "${KEEP_MINUTES:-20}" "${WINDOW:-50000}" > "$list"
-    # Never replace a pack with less: no run here (a fresh machine before `resume`), or a run
-    # here that is behind the one packed.
-    [[ -s $list ]] || { echo "no run in $home to pack" >&2; exit 1; }
-    if [[ -f $kept/state.tar.zst ]]; then
-      packed_home=$(mktemp -d)
-      tar --zstd -xf "$kept/state.tar.zst" -C "$packed_home" --wildcards '*/time.json'
-      packed=$(python3 scripts/longrun-state.py seconds "$packed_home")
-      rm -rf "$packed_home"
-      here=$(python3 scripts/longrun-state.py seconds "$home")
-      if awk -v here="$here" -v packed="$packed" 'BEGIN { exit !(here < packed) }'; then
-        echo "the run here ($here s of run clock) is behind the one packed ($packed s): not packed" >&2
-        exit 1
+    pack_run
+    ;;
+  autopack)
+    every=${1:-30}
+    while running; do
+      # wakes each minute so that a run that ended is packed soon after
+      waited=0
+      while ((waited < every)) && running; do
+        sleep 60
+        waited=$((waited + 1))
+      done
+      if running; then
+        kill -KILL "$(cat "$pidfile")"
+        rm -f "$pidfile"
+        pack_run
+        launch
       fi
-    fi
-    tar --zstd -cf "$kept/state.tar.zst.tmp" -C "$home" -T "$list"
-    mv "$kept/state.tar.zst.tmp" "$kept/state.tar.zst"
-    echo "packed $(wc -l < "$list") files, $(du -h "$kept/state.tar.zst" | cut -f1): $(clock)"
+    done
+    pack_run
     ;;
   *)
     echo "unknown command $command" >&2
