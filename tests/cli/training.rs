@@ -328,6 +328,53 @@ fn bench_learning_trains_for_a_budget_and_rates_checkpoints_on_the_ladder() {
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("curve.json")).unwrap())
             .unwrap();
     assert_eq!(resumed["points"], curve["points"]);
+    // Stopped mid-rating: the curve not written yet and one of the newest checkpoint's timed
+    // matches one game short (a stop between two games leaves exactly that; every file of a
+    // match is rewritten atomically after each game). The rerun plays only that game.
+    std::fs::remove_file(out_dir.join("curve.json")).unwrap();
+    let newest = points.last().unwrap()["generation"].as_u64().unwrap();
+    let timed = out_dir
+        .join("rated")
+        .join("time0.002")
+        .join(format!("{newest:06}"));
+    let cut = std::fs::read_dir(&timed)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .max()
+        .unwrap();
+    let results_path = cut.join("results.json");
+    let mut results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&results_path).unwrap()).unwrap();
+    let games = results["games"].as_array_mut().unwrap();
+    assert_eq!(games.len(), 2, "{results}");
+    games.pop();
+    std::fs::write(&results_path, results.to_string()).unwrap();
+    let pdn = std::fs::read_to_string(cut.join("games.pdn")).unwrap();
+    let last_game = pdn.rfind("[Event ").unwrap();
+    std::fs::write(cut.join("games.pdn"), &pdn[..last_game]).unwrap();
+    let again = damas(&args, "");
+    assert!(again.status.success(), "{}", stderr(&again));
+    let finished: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&results_path).unwrap()).unwrap();
+    assert_eq!(finished["games"].as_array().unwrap().len(), 2, "{finished}");
+    let pdn = std::fs::read_to_string(cut.join("games.pdn")).unwrap();
+    assert_eq!(pdn.matches("[Event ").count(), 2, "{pdn}");
+    let rerated: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("curve.json")).unwrap())
+            .unwrap();
+    let rerated = rerated["points"].as_array().unwrap();
+    assert_eq!(rerated.len(), points.len());
+    for point in rerated {
+        for scale in [&point["against"], &point["timed"]["against"]] {
+            for rung in scale.as_array().unwrap() {
+                let wdl = &rung[1];
+                let games = wdl["wins"].as_u64().unwrap()
+                    + wdl["draws"].as_u64().unwrap()
+                    + wdl["losses"].as_u64().unwrap();
+                assert_eq!(games, 2, "{point}");
+            }
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
