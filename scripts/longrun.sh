@@ -59,6 +59,12 @@ launch() {
   echo "$name started (pid $(cat "$pidfile")); log: $home/log"
 }
 
+# Stops the run (SIGKILL: a stop costs at most the generation or game in progress).
+stop_run() {
+  kill -KILL "$(cat "$pidfile")"
+  rm -f "$pidfile"
+}
+
 pack_run() {
   list=$(mktemp)
   trap 'rm -f "$list"' EXIT
@@ -102,8 +108,7 @@ case $command in
     ;;
   stop)
     if running; then
-      kill -KILL "$(cat "$pidfile")"
-      rm -f "$pidfile"
+      stop_run
       echo "$name stopped at $(clock)"
     else
       echo "$name is not running"
@@ -131,8 +136,7 @@ case $command in
         waited=$((waited + 1))
       done
       if running; then
-        kill -KILL "$(cat "$pidfile")"
-        rm -f "$pidfile"
+        stop_run
         pack_run
         launch
       fi
