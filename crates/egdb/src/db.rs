@@ -43,7 +43,7 @@ impl Default for Storage {
 #[derive(Debug)]
 enum Stored<V: Rules> {
     Memory(Table<V>),
-    Disk(DiskTable<V>),
+    Disk(Box<DiskTable<V>>),
 }
 
 /// Solved tables of one variant, by signature, probed from memory or from their files.

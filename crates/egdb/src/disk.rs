@@ -1,5 +1,5 @@
 //! Probing tables from their files: each file is memory-mapped, a probe decompresses only the
-//! block that holds its position (a few hundred bytes, one zstd frame), and decompressed blocks
+//! block that holds its position (a few hundred bytes, compressed alone), and decompressed blocks
 //! are kept in a cache that the tables of one [`crate::Egdb`] share. The files stay on disk (the
 //! operating system's page cache keeps the hot ones in memory, once for every process), so a
 //! database larger than memory can be probed and a process holds only the cache.
@@ -96,7 +96,7 @@ pub(crate) struct DiskTable<V: Rules> {
 /// A table opened for probing: from its file, or whole where the file has no blocks.
 pub(crate) enum Opened<V: Rules> {
     /// Format 2: probed block by block.
-    Disk(DiskTable<V>),
+    Disk(Box<DiskTable<V>>),
     /// Format 1: read whole.
     Memory(Table<V>),
 }
@@ -114,14 +114,14 @@ impl<V: Rules> DiskTable<V> {
         if map.len() as u64 != opened.len {
             return Err(TableError::invalid(path, "changed while it was opened"));
         }
-        Ok(Opened::Disk(DiskTable {
+        Ok(Opened::Disk(Box::new(DiskTable {
             indexer: Indexer::new(signature),
             path: path.to_path_buf(),
             map,
             layout,
             id,
             fault: OnceLock::new(),
-        }))
+        })))
     }
 
     /// Bytes of one of this table's blocks unpacked, as the cache holds it.
@@ -173,6 +173,7 @@ impl<V: Rules> DiskTable<V> {
         // In bounds: the block index was checked against the file's length when it was opened.
         let frame = &self.map[b.start as usize..b.end as usize];
         file::inflate_block(
+            self.layout.header.codec,
             frame,
             self.layout.block_len(block),
             self.layout.header.wide(),

@@ -4,7 +4,8 @@
 //! as JSON ([`TableHeader`]: format, variant, rule-set id, signature, sizes, counts, block size,
 //! CRC-32 of the block index); the block index, 12 bytes a block (end offset of its compressed
 //! bytes from the first block's start, u64, and CRC-32 of its uncompressed bytes, u32, little
-//! endian); then the blocks, one zstd frame each. A block holds [`BLOCK_POSITIONS`] consecutive
+//! endian); then the blocks, each compressed alone by the header's codec ([`Codec`]: LZ4 since
+//! 2026-12-07, zstd before and when the header names none). A block holds [`BLOCK_POSITIONS`] consecutive
 //! indices (White to move first, then Black; the last block fewer): their win/draw/loss at
 //! 2 bits each (four to a byte), then their distances in plies (one byte each where every
 //! distance of the table fits, else two, little endian). Blocks let a prober unpack only the
@@ -39,7 +40,7 @@ pub const TABLE_FORMAT: u32 = 2;
 /// positional reads instead of a mapping (2026-12-06), 512 was no faster than 2,048 and 8,192
 /// took 3.97 MB and twice as long; format 1 (one frame a table) 3.51 MB.
 pub const BLOCK_POSITIONS: usize = 512;
-/// zstd's level for tables: small files, still fast to write.
+/// zstd's level for the tables of [`Codec::Zstd`] (written only by tests now).
 const ZSTD_LEVEL: i32 = 9;
 /// Bytes a block takes in the index.
 const INDEX_ENTRY: usize = 12;
@@ -51,6 +52,67 @@ pub fn rules_id<V: Rules>() -> String {
         "{:08x}",
         crc32fast::hash(format!("{:?}", V::RULES).as_bytes())
     )
+}
+
+/// How a format-2 file's blocks are compressed.
+///
+/// Measured on Russian's four-piece tables, memory-mapped, on 2026-12-07 (twelve alternated
+/// runs, 4,096 random positions): a probe that unpacks its block takes 1.12 us (median) with
+/// LZ4 and 2.65 us with zstd; the files take 9.5 MB and 6.0 MB (docs/notebook/, "LZ4 for the
+/// tables' blocks").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Codec {
+    /// One zstd frame a block, level 9: the files written before LZ4, and any header without a
+    /// codec.
+    #[default]
+    Zstd,
+    /// One LZ4 block a block (the `lz4_flex` crate's block format, no frame): larger files,
+    /// unpacked several times as fast.
+    Lz4,
+}
+
+/// The codec new tables are written with.
+pub const CODEC: Codec = Codec::Lz4;
+
+impl Codec {
+    /// `bytes` compressed alone.
+    fn compress(self, bytes: &[u8]) -> Result<Vec<u8>, std::io::Error> {
+        match self {
+            Codec::Zstd => zstd::bulk::compress(bytes, ZSTD_LEVEL),
+            Codec::Lz4 => Ok(lz4_flex::block::compress(bytes)),
+        }
+    }
+
+    /// One block's compressed bytes unpacked into exactly `len` bytes.
+    fn decompress(self, frame: &[u8], len: usize) -> Result<Vec<u8>, String> {
+        match self {
+            Codec::Zstd => {
+                thread_local! {
+                    /// One decompression context a thread: making one costs more than
+                    /// unpacking a block.
+                    static CONTEXT: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+                        const { RefCell::new(None) };
+                }
+                CONTEXT
+                    .with_borrow_mut(|context| {
+                        let context = match context {
+                            Some(context) => context,
+                            None => context.insert(zstd::bulk::Decompressor::new()?),
+                        };
+                        context.decompress(frame, len)
+                    })
+                    .map_err(|e| format!("does not decompress: {e}"))
+            }
+            Codec::Lz4 => {
+                let mut bytes = vec![0u8; len];
+                let unpacked = lz4_flex::block::decompress_into(frame, &mut bytes)
+                    .map_err(|e| format!("does not decompress: {e}"))?;
+                bytes.truncate(unpacked);
+                Ok(bytes)
+            }
+        }
+    }
 }
 
 /// What a table file says about itself.
@@ -82,6 +144,9 @@ pub struct TableHeader {
     /// Format 2: CRC-32 of the block index.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index_crc32: Option<u32>,
+    /// Format 2: how the blocks are compressed (zstd where the header names none).
+    #[serde(default)]
+    pub codec: Codec,
 }
 
 impl TableHeader {
@@ -191,27 +256,15 @@ fn decode_block(bytes: &[u8], count: usize, wide: bool) -> Result<Vec<u16>, Stri
         .collect()
 }
 
-/// Decompresses one block's frame and checks it: its uncompressed bytes.
+/// Decompresses one block's frame with `codec` and checks it: its uncompressed bytes.
 pub(crate) fn inflate_block(
+    codec: Codec,
     frame: &[u8],
     count: usize,
     wide: bool,
     crc32: u32,
 ) -> Result<Vec<u8>, String> {
-    thread_local! {
-        /// One decompression context a thread: making one costs more than unpacking a block.
-        static CONTEXT: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
-            const { RefCell::new(None) };
-    }
-    let bytes = CONTEXT
-        .with_borrow_mut(|context| {
-            let context = match context {
-                Some(context) => context,
-                None => context.insert(zstd::bulk::Decompressor::new()?),
-            };
-            context.decompress(frame, encoded_len(count, wide))
-        })
-        .map_err(|e| format!("does not decompress: {e}"))?;
+    let bytes = codec.decompress(frame, encoded_len(count, wide))?;
     if bytes.len() != encoded_len(count, wide) {
         return Err(format!(
             "{} bytes unpacked, expected {}",
@@ -226,8 +279,18 @@ pub(crate) fn inflate_block(
 }
 
 /// Decompresses, checks and decodes one block's frame.
-fn unpack_block(frame: &[u8], count: usize, wide: bool, crc32: u32) -> Result<Vec<u16>, String> {
-    decode_block(&inflate_block(frame, count, wide, crc32)?, count, wide)
+fn unpack_block(
+    codec: Codec,
+    frame: &[u8],
+    count: usize,
+    wide: bool,
+    crc32: u32,
+) -> Result<Vec<u16>, String> {
+    decode_block(
+        &inflate_block(codec, frame, count, wide, crc32)?,
+        count,
+        wide,
+    )
 }
 
 /// The value of index `at` of a block of `count` indices, from its uncompressed bytes (checked
@@ -237,17 +300,18 @@ pub(crate) fn value_in_block(bytes: &[u8], count: usize, wide: bool, at: usize) 
     value_of(code, d)
 }
 
-/// Writes `table` to `path` atomically in format 2, in blocks of [`BLOCK_POSITIONS`]; returns
-/// the file's size.
+/// Writes `table` to `path` atomically in format 2, in blocks of [`BLOCK_POSITIONS`] packed
+/// by [`CODEC`]; returns the file's size.
 pub(crate) fn save<V: Rules>(table: &Table<V>, path: &Path) -> Result<u64, TableError> {
-    save_in_blocks(table, path, BLOCK_POSITIONS)
+    save_in_blocks(table, path, BLOCK_POSITIONS, CODEC)
 }
 
-/// [`save`] in blocks of `block_positions` indices (a multiple of 4).
+/// [`save`] in blocks of `block_positions` indices (a multiple of 4) packed by `codec`.
 fn save_in_blocks<V: Rules>(
     table: &Table<V>,
     path: &Path,
     block_positions: usize,
+    codec: Codec,
 ) -> Result<u64, TableError> {
     let io = |source| TableError::Io {
         path: path.to_path_buf(),
@@ -259,7 +323,7 @@ fn save_in_blocks<V: Rules>(
         .par_chunks(block_positions)
         .map(|chunk| {
             let bytes = encode_block(chunk, wide);
-            let frame = zstd::bulk::compress(&bytes, ZSTD_LEVEL)?;
+            let frame = codec.compress(&bytes)?;
             Ok((frame, crc32fast::hash(&bytes)))
         })
         .collect::<Result<_, std::io::Error>>()
@@ -283,6 +347,7 @@ fn save_in_blocks<V: Rules>(
         payload_crc32: None,
         block_positions: Some(block_positions as u32),
         index_crc32: Some(crc32fast::hash(&index)),
+        codec,
     };
     let header = serde_json::to_vec(&header).expect("a header serialises");
     let mut file = Vec::with_capacity(12 + header.len() + index.len() + end as usize);
@@ -464,7 +529,8 @@ pub(crate) fn read_whole<V: Rules>(
             let crc = header
                 .payload_crc32
                 .ok_or_else(|| invalid("no payload checksum in a format-1 header".into()))?;
-            unpack_block(&body, slots, wide, crc).map_err(|e| invalid(format!("payload {e}")))?
+            unpack_block(Codec::Zstd, &body, slots, wide, crc)
+                .map_err(|e| invalid(format!("payload {e}")))?
         }
         Some(layout) => {
             let base = layout.blocks.first().map_or(0, |b| b.start);
@@ -474,7 +540,7 @@ pub(crate) fn read_whole<V: Rules>(
                 .enumerate()
                 .map(|(i, b)| {
                     let frame = &body[(b.start - base) as usize..(b.end - base) as usize];
-                    unpack_block(frame, layout.block_len(i), wide, b.crc32)
+                    unpack_block(header.codec, frame, layout.block_len(i), wide, b.crc32)
                         .map_err(|e| invalid(format!("block {i} {e}")))
                 })
                 .collect::<Result<_, _>>()?;
@@ -516,6 +582,7 @@ mod tests {
             payload_crc32: Some(crc32fast::hash(&payload)),
             block_positions: None,
             index_crc32: None,
+            codec: Codec::Zstd,
         };
         let header = serde_json::to_vec(&header).unwrap();
         let mut bytes = MAGIC.to_vec();
@@ -535,22 +602,36 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// Files in blocks of another size (2,048 positions before 2026-12-07) probe the same
-    /// values from disk as the table they were written from.
+    /// Files in blocks of another size (2,048 positions before 2026-12-07) or packed by zstd
+    /// (before LZ4, also 2026-12-07) probe the same values from disk, and read whole the same
+    /// table, as the table they were written from.
     #[test]
-    fn blocks_of_another_size_still_read() {
-        let dir = std::env::temp_dir().join(format!("damas-egdb-blocks-{}", std::process::id()));
+    fn blocks_of_another_size_or_codec_still_read() {
+        for (block_positions, codec) in [(2048, Codec::Zstd), (512, Codec::Zstd), (2048, CODEC)] {
+            blocks_read_back(block_positions, codec);
+        }
+    }
+
+    fn blocks_read_back(block_positions: usize, codec: Codec) {
+        let dir = std::env::temp_dir().join(format!(
+            "damas-egdb-blocks-{}-{block_positions}-{codec:?}",
+            std::process::id()
+        ));
         let _ = std::fs::remove_dir_all(&dir);
         let signature: Signature = "w0.2-b0.1".parse().unwrap();
         let (db, _) = build::<English>(&dir, &[signature], |_, _, _| {}).unwrap();
         let table = db.table(signature).unwrap();
         let path = dir.join("old.egdb");
-        save_in_blocks(table, &path, 2048).unwrap();
+        save_in_blocks(table, &path, block_positions, codec).unwrap();
+        assert_eq!(
+            Table::<English>::load(&path, signature).unwrap().values(),
+            table.values()
+        );
         let opened = crate::disk::DiskTable::<English>::open(&path, signature, 0).unwrap();
         let crate::disk::Opened::Disk(disk) = opened else {
             panic!("a format-2 file is probed from disk")
         };
-        assert_eq!(disk.block_bytes(), encoded_len(2048, false));
+        assert_eq!(disk.block_bytes(), encoded_len(block_positions, false));
         let cache = crate::disk::BlockCache::new(1 << 20, disk.block_bytes());
         let mut probed = 0;
         for index in 0..table.indexer().size() {
@@ -561,7 +642,10 @@ mod tests {
                 }
             }
         }
-        assert!(probed > 2 * 2048, "{probed} positions: more than one block");
+        assert!(
+            probed > 2 * block_positions,
+            "{probed} positions: more than one block"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
