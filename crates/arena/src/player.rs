@@ -142,12 +142,18 @@ pub fn engine_score(score: i32, side: Color) -> String {
 
 /// MCTS over an evaluator: its search's simulations or a time per move, no noise, the most
 /// visited move (or the Gumbel search's choice).
+///
+/// With a time per move (PUCT), the tree below the moves played since the player's last move is
+/// kept and searched on, as engines that play by the clock do (Lc0); with a simulation count
+/// every move is searched afresh, so that a count means the same in every rating.
 pub struct MctsPlayer<V: Rules> {
     evaluator: Arc<dyn Evaluator<V>>,
     config: SearchConfig,
     time: Option<Duration>,
     seed: u64,
     stop: Arc<AtomicBool>,
+    /// The last search, advanced through the move it chose (time per move only).
+    kept: Option<Search<V>>,
 }
 
 impl<V: Rules> MctsPlayer<V> {
@@ -165,7 +171,27 @@ impl<V: Rules> MctsPlayer<V> {
             time,
             seed,
             stop: Arc::new(AtomicBool::new(false)),
+            kept: None,
         }
+    }
+
+    /// Whether the tree is kept from one move to the next.
+    fn reuses_tree(&self) -> bool {
+        self.time.is_some() && !self.config.gumbel
+    }
+
+    /// The kept search advanced through the moves played since, if `game` continues the game
+    /// it searched.
+    fn kept_search(&mut self, game: &Game<V>) -> Option<Search<V>> {
+        let mut search = self.kept.take()?;
+        let played = search.game().moves().len();
+        if game.moves().get(..played)? != search.game().moves() {
+            return None;
+        }
+        for mv in &game.moves()[played..] {
+            search.advance(mv);
+        }
+        (search.game().position() == game.position()).then_some(search)
     }
 }
 
@@ -192,9 +218,16 @@ impl<V: Rules> Player<V> for MctsPlayer<V> {
         Some(Arc::clone(&self.stop))
     }
 
+    fn new_game(&mut self) {
+        self.kept = None;
+    }
+
     fn play(&mut self, game: &Game<V>) -> Result<Answer<V>, Forfeit> {
         self.seed = self.seed.wrapping_add(1);
-        let mut search = Search::new(game.clone(), self.config.clone(), self.seed);
+        let mut search = match self.kept_search(game) {
+            Some(search) => search,
+            None => Search::new(game.clone(), self.config.clone(), self.seed),
+        };
         let evaluator = self.evaluator.as_ref();
         match self.time {
             None => {
@@ -214,8 +247,13 @@ impl<V: Rules> Player<V> for MctsPlayer<V> {
             return Err(Forfeit("no legal move".into()));
         }
         let index = search.choose(0.0);
+        let mv = report.moves[index];
+        if self.reuses_tree() {
+            search.advance(&mv);
+            self.kept = Some(search);
+        }
         Ok(Answer {
-            mv: report.moves[index],
+            mv,
             score: Some((report.value * 1000.0) as i32),
             info: format!(
                 "{} simulations, value {:+.3} for {} (+1 a win, -1 a loss)",
@@ -224,5 +262,59 @@ impl<V: Rules> Player<V> for MctsPlayer<V> {
                 game.position().turn()
             ),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use damas_mcts::UniformEvaluator;
+    use damas_mcts::tree::Tree;
+    use damas_rules::variants::Russian;
+
+    /// By the clock the player searches on from the subtree of the opponent's reply; by
+    /// simulations, and in a game that does not continue the searched one, afresh.
+    #[test]
+    fn a_player_by_the_clock_keeps_its_tree_between_moves() {
+        for time in [Some(Duration::from_millis(200)), None] {
+            let config = SearchConfig {
+                simulations: 200,
+                ..SearchConfig::default()
+            };
+            let mut player =
+                MctsPlayer::<Russian>::new(Arc::new(UniformEvaluator), config, time, 1);
+            player.new_game();
+            let mut game = Game::<Russian>::new();
+            let first = player.play(&game).unwrap();
+            game.play(&first.mv);
+            let Some(kept) = &player.kept else {
+                assert!(time.is_none(), "a player by the clock keeps its search");
+                assert!(player.kept_search(&game).is_none());
+                continue;
+            };
+            assert!(time.is_some(), "a player by simulations keeps nothing");
+            // The opponent answers with the reply the kept tree searched most.
+            let report = kept.report();
+            let most = (0..report.moves.len())
+                .max_by_key(|&i| report.visits[i])
+                .unwrap();
+            assert!(report.visits[most] > 0);
+            game.play(&report.moves[most]);
+            let search = player
+                .kept_search(&game)
+                .expect("the game continues the search");
+            assert_eq!(search.game().position(), game.position());
+            assert_eq!(search.game().moves(), game.moves());
+            assert!(
+                search
+                    .tree()
+                    .node(Tree::<<Russian as Rules>::Geometry>::ROOT)
+                    .visits
+                    > 0
+            );
+            player.kept = Some(search);
+            // Another game (here, the start again) is searched afresh.
+            assert!(player.kept_search(&Game::<Russian>::new()).is_none());
+        }
     }
 }
