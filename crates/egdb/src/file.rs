@@ -5,11 +5,11 @@
 //! CRC-32 of the block index); the block index, 12 bytes a block (end offset of its compressed
 //! bytes from the first block's start, u64, and CRC-32 of its uncompressed bytes, u32, little
 //! endian); then the blocks, each compressed alone by the header's codec ([`Codec`]: LZ4 since
-//! 2026-12-07, zstd before and when the header names none). A block holds [`BLOCK_POSITIONS`] consecutive
-//! indices (White to move first, then Black; the last block fewer): their win/draw/loss at
-//! 2 bits each (four to a byte), then their distances in plies (one byte each where every
-//! distance of the table fits, else two, little endian). Blocks let a prober unpack only the
-//! few hundred bytes around a position from the mapped file ([`crate::disk`]).
+//! 2026-12-07, zstd before and when the header names none). A block holds [`BLOCK_POSITIONS`]
+//! consecutive indices (White to move first, then Black; the last block fewer): their
+//! win/draw/loss at 2 bits each (four to a byte), then their distances in plies (one byte each
+//! where every distance of the table fits, else two, little endian). Blocks let a prober unpack
+//! only the few hundred bytes around a position from the mapped file ([`crate::disk`]).
 //!
 //! Format 1 (read only, into memory): the same header with the CRC-32 of the whole payload and
 //! no block index, then one zstd frame of the whole payload laid out as one block.
