@@ -143,7 +143,7 @@ pub fn engine_score(score: i32, side: Color) -> String {
 /// MCTS over an evaluator: its search's simulations or a time per move, no noise, the most
 /// visited move (or the Gumbel search's choice).
 ///
-/// With a time per move (PUCT), the tree below the moves played since the player's last move is
+/// With a time per move, the tree below the moves played since the player's last move is
 /// kept and searched on, as engines that play by the clock do (Lc0); with a simulation count
 /// every move is searched afresh, so that a count means the same in every rating.
 pub struct MctsPlayer<V: Rules> {
@@ -152,7 +152,7 @@ pub struct MctsPlayer<V: Rules> {
     time: Option<Duration>,
     seed: u64,
     stop: Arc<AtomicBool>,
-    /// The last search, advanced through the move it chose (time per move only).
+    /// The last search (time per move only), for [`Search::follow`].
     kept: Option<Search<V>>,
 }
 
@@ -173,25 +173,6 @@ impl<V: Rules> MctsPlayer<V> {
             stop: Arc::new(AtomicBool::new(false)),
             kept: None,
         }
-    }
-
-    /// Whether the tree is kept from one move to the next.
-    fn reuses_tree(&self) -> bool {
-        self.time.is_some() && !self.config.gumbel
-    }
-
-    /// The kept search advanced through the moves played since, if `game` continues the game
-    /// it searched.
-    fn kept_search(&mut self, game: &Game<V>) -> Option<Search<V>> {
-        let mut search = self.kept.take()?;
-        let played = search.game().moves().len();
-        if game.moves().get(..played)? != search.game().moves() {
-            return None;
-        }
-        for mv in &game.moves()[played..] {
-            search.advance(mv);
-        }
-        (search.game().position() == game.position()).then_some(search)
     }
 }
 
@@ -224,7 +205,7 @@ impl<V: Rules> Player<V> for MctsPlayer<V> {
 
     fn play(&mut self, game: &Game<V>) -> Result<Answer<V>, Forfeit> {
         self.seed = self.seed.wrapping_add(1);
-        let mut search = match self.kept_search(game) {
+        let mut search = match self.kept.take().and_then(|kept| kept.follow(game)) {
             Some(search) => search,
             None => Search::new(game.clone(), self.config.clone(), self.seed),
         };
@@ -248,11 +229,7 @@ impl<V: Rules> Player<V> for MctsPlayer<V> {
         }
         let index = search.choose(0.0);
         let mv = report.moves[index];
-        if self.reuses_tree() {
-            search.advance(&mv);
-            self.kept = Some(search);
-        }
-        Ok(Answer {
+        let answer = Answer {
             mv,
             score: Some((report.value * 1000.0) as i32),
             info: format!(
@@ -261,7 +238,11 @@ impl<V: Rules> Player<V> for MctsPlayer<V> {
                 report.value,
                 game.position().turn()
             ),
-        })
+        };
+        if self.time.is_some() {
+            self.kept = Some(search);
+        }
+        Ok(answer)
     }
 }
 
@@ -272,8 +253,8 @@ mod tests {
     use damas_mcts::tree::Tree;
     use damas_rules::variants::Russian;
 
-    /// By the clock the player searches on from the subtree of the opponent's reply; by
-    /// simulations, and in a game that does not continue the searched one, afresh.
+    /// By the clock the player keeps its search and follows the game from it into the subtree
+    /// of the opponent's reply; by simulations it keeps nothing; another game is not followed.
     #[test]
     fn a_player_by_the_clock_keeps_its_tree_between_moves() {
         for time in [Some(Duration::from_millis(200)), None] {
@@ -287,22 +268,18 @@ mod tests {
             let mut game = Game::<Russian>::new();
             let first = player.play(&game).unwrap();
             game.play(&first.mv);
-            let Some(kept) = &player.kept else {
+            let Some(kept) = player.kept.take() else {
                 assert!(time.is_none(), "a player by the clock keeps its search");
-                assert!(player.kept_search(&game).is_none());
                 continue;
             };
             assert!(time.is_some(), "a player by simulations keeps nothing");
+            let kept = kept.follow(&game).expect("the game continues the search");
             // The opponent answers with the reply the kept tree searched most.
             let report = kept.report();
-            let most = (0..report.moves.len())
-                .max_by_key(|&i| report.visits[i])
-                .unwrap();
+            let most = report.most_visited().unwrap();
             assert!(report.visits[most] > 0);
             game.play(&report.moves[most]);
-            let search = player
-                .kept_search(&game)
-                .expect("the game continues the search");
+            let search = kept.follow(&game).expect("the game continues the search");
             assert_eq!(search.game().position(), game.position());
             assert_eq!(search.game().moves(), game.moves());
             assert!(
@@ -312,9 +289,8 @@ mod tests {
                     .visits
                     > 0
             );
-            player.kept = Some(search);
-            // Another game (here, the start again) is searched afresh.
-            assert!(player.kept_search(&Game::<Russian>::new()).is_none());
+            // Another game (here, the start again) is not followed.
+            assert!(search.follow(&Game::<Russian>::new()).is_none());
         }
     }
 }

@@ -12,7 +12,8 @@ pub struct Args {
     tt: u16,
     /// Play with this network (checkpoint directory or exported ONNX file) searched by MCTS
     /// instead of alpha-beta. The variant is the model's. `level nodes=N` sets the simulations,
-    /// `move-time` and `time` budget the search, `depth` does not apply.
+    /// `move-time` and `time` budget the search (which then goes on from its last tree when
+    /// the next position continues the game), `depth` does not apply.
     #[arg(long)]
     model: Option<PathBuf>,
     /// Endgame database root (`damas egdb build --out DIR`) the alpha-beta engine probes.

@@ -718,6 +718,22 @@ impl<V: Rules> Search<V> {
         self.root_eval = None;
         self.clean_priors = None;
     }
+
+    /// This search advanced through the moves `game` played after the searched position,
+    /// keeping the subtree below them (Lc0's tree reuse), or `None` if `game` does not continue
+    /// the game searched (another start, or another move on the way). The next
+    /// [`Search::start_with_budget`] searches on from the kept visits (Gumbel counts only its
+    /// own).
+    pub fn follow(mut self, game: &Game<V>) -> Option<Self> {
+        let played = self.game.moves().len();
+        if game.start() != self.game.start() || game.moves().get(..played)? != self.game.moves() {
+            return None;
+        }
+        for mv in &game.moves()[played..] {
+            self.advance(mv);
+        }
+        (self.game.position() == game.position()).then_some(self)
+    }
 }
 
 /// Runs many searches to the end together: each round gathers leaves from every unfinished

@@ -24,6 +24,10 @@
 //!   v in [-1, 1] in men, 3·atanh(v): the inverse of the `tanh(score / 3 men)` that turns
 //!   engine scores into values elsewhere, at most about ±14.9 men. The value itself is an
 //!   extra `value=` field.
+//! - A network searched by the clock (`move-time`, `time`, `infinite`, pondering) searches on
+//!   from the tree of its last search when the new `pos` continues that game (the same start
+//!   and its moves, then more); `nodes` counts the root's visits, those kept included, and
+//!   `nps` only the new ones. `level nodes=N` searches afresh, so N means the same every move.
 
 use super::session::{NewAlphaBeta, NewMcts, Session};
 use super::{Message, MessageError, error_line};

@@ -168,6 +168,9 @@ fn info_line<V: Rules>(info: &SearchInfo<V::Geometry>) -> String {
 
 /// A network searched by MCTS: `level nodes=N` sets the simulations; `move-time` and `time`
 /// budget the search as for the alpha-beta engine; `level infinite` runs it until `stop`.
+/// Searched by the clock (or until `stop`), the tree of the last search is kept and searched on
+/// when the next position continues its game (as the arena's player does, and Lc0); a count of
+/// nodes is searched afresh, so that it means the same at every move.
 struct MctsSession<V: Rules> {
     game: Game<V>,
     evaluator: Arc<dyn Evaluator<V>>,
@@ -175,12 +178,30 @@ struct MctsSession<V: Rules> {
     stop: Arc<AtomicBool>,
     /// Searches started so far: each gets its own seed.
     searches: u64,
+    /// The last search by the clock, left here by its thread before it answers.
+    kept: Arc<Mutex<Option<Search<V>>>>,
     lines: Lines,
+}
+
+impl<V: Rules> MctsSession<V> {
+    /// The kept search, if any, taken out and followed into the session's game.
+    fn take_kept(&self) -> Option<Search<V>> {
+        let kept = self
+            .kept
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take()?;
+        kept.follow(&self.game)
+    }
 }
 
 impl<V: Rules> Session for MctsSession<V> {
     fn new_game(&mut self) {
         self.game = Game::new();
+        *self
+            .kept
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
     }
 
     fn set_position(&mut self, position: Option<&str>, moves: &[&str]) -> Result<(), CommandError> {
@@ -198,7 +219,12 @@ impl<V: Rules> Session for MctsSession<V> {
     fn go(&mut self, limits: Limits, answered: Arc<AtomicBool>) -> JoinHandle<()> {
         self.searches += 1;
         self.stop.store(false, Ordering::SeqCst);
-        let mut search = Search::new(self.game.clone(), self.search.clone(), self.searches);
+        let by_clock = limits.nodes.is_none();
+        let mut search = self
+            .take_kept()
+            .filter(|_| by_clock)
+            .unwrap_or_else(|| Search::new(self.game.clone(), self.search.clone(), self.searches));
+        let kept = Arc::clone(&self.kept);
         let evaluator = Arc::clone(&self.evaluator);
         let stop = Arc::clone(&self.stop);
         let lines = self.lines.clone();
@@ -209,16 +235,17 @@ impl<V: Rules> Session for MctsSession<V> {
             let budget = limits.budget();
             let started = Instant::now();
             let mut reported = started;
+            let inherited = search.tree().node(Tree::<V::Geometry>::ROOT).visits;
             search.start_with_budget(simulations, RootNoise::Off);
             search.run_while(&evaluator.as_ref(), |search| {
                 if reported.elapsed() >= INFO_INTERVAL {
                     reported = Instant::now();
-                    lines.say(&mcts_info_line(search, started));
+                    lines.say(&mcts_info_line(search, inherited, started));
                 }
                 // The first simulation always runs, so that even a search stopped at once
                 // has the network's choice to answer with.
                 let root = search.tree().node(Tree::<V::Geometry>::ROOT);
-                root.visits == 0
+                root.visits == inherited
                     || (!stop.load(Ordering::SeqCst)
                         && budget.is_none_or(|b| started.elapsed() < b))
             });
@@ -228,8 +255,11 @@ impl<V: Rules> Session for MctsSession<V> {
                 lines.say("done");
                 return;
             }
-            lines.say(&mcts_info_line(&search, started));
+            lines.say(&mcts_info_line(&search, inherited, started));
             let best = report.moves[search.choose(0.0)];
+            if by_clock {
+                *kept.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(search);
+            }
             answered.store(true, Ordering::SeqCst);
             lines.say(&format!("done move={}", hub_move::<V>(&best)));
         })
@@ -241,9 +271,9 @@ impl<V: Rules> Session for MctsSession<V> {
 }
 
 /// An `info` line of MCTS in the alpha-beta engine's units: the root value in men as score
-/// (and as itself, `value=`), simulations as nodes, millions of them per second, the most
-/// visited move.
-fn mcts_info_line<V: Rules>(search: &Search<V>, started: Instant) -> String {
+/// (and as itself, `value=`), the root's visits as nodes (`inherited` of them from a kept
+/// tree), millions of this search's own per second, the most visited move.
+fn mcts_info_line<V: Rules>(search: &Search<V>, inherited: u32, started: Instant) -> String {
     let report = search.report();
     let seconds = started.elapsed().as_secs_f64();
     let pv = report
@@ -256,7 +286,10 @@ fn mcts_info_line<V: Rules>(search: &Search<V>, started: Instant) -> String {
         report.value,
         report.simulations,
         seconds,
-        millions_per_second(u64::from(report.simulations), seconds),
+        millions_per_second(
+            u64::from(report.simulations.saturating_sub(inherited)),
+            seconds
+        ),
     )
 }
 
@@ -313,6 +346,7 @@ impl VariantVisitor for NewMcts<'_> {
             search: model.search(),
             stop: Arc::new(AtomicBool::new(false)),
             searches: 0,
+            kept: Arc::new(Mutex::new(None)),
             lines: self.lines,
         }))
     }
@@ -345,6 +379,74 @@ mod tests {
         assert_eq!(millions_per_second(800, 1.0), "0.000800");
         assert_eq!(millions_per_second(0, 1.0), "0.0");
         assert_eq!(millions_per_second(10, 0.0), "10000.0");
+    }
+
+    /// A session over the uniform evaluator with its output thrown away.
+    fn uniform_session() -> MctsSession<International> {
+        MctsSession {
+            game: Game::new(),
+            evaluator: Arc::new(damas_mcts::UniformEvaluator),
+            search: SearchConfig::default(),
+            stop: Arc::new(AtomicBool::new(false)),
+            searches: 0,
+            kept: Arc::new(Mutex::new(None)),
+            lines: Lines::new(std::io::sink()),
+        }
+    }
+
+    /// Searched by the clock, the next position of the same game is searched on from the
+    /// subtree of the moves played since; by nodes, or in another game, afresh.
+    #[test]
+    fn a_network_by_the_clock_searches_on_from_its_last_tree() {
+        let by_time = Limits {
+            move_time: Some(Duration::from_millis(100)),
+            ..Limits::default()
+        };
+        let by_nodes = Limits {
+            nodes: Some(50),
+            ..Limits::default()
+        };
+        for (limits, keeps) in [(by_time, true), (by_nodes, false)] {
+            let mut session = uniform_session();
+            session.set_position(None, &[]).unwrap();
+            session
+                .go(limits, Arc::new(AtomicBool::new(false)))
+                .join()
+                .unwrap();
+            let kept = session.kept.lock().unwrap().take();
+            assert_eq!(kept.is_some(), keeps);
+            let Some(kept) = kept else { continue };
+            // Our move and the reply the tree searched most, as a GUI would send them.
+            let report = kept.report();
+            let ours = report.moves[report.most_visited().unwrap()];
+            let mut game = Game::<International>::new();
+            game.play(&ours);
+            let kept = kept.follow(&game).unwrap();
+            let report = kept.report();
+            let reply = report.moves[report.most_visited().unwrap()];
+            *session.kept.lock().unwrap() = Some(kept);
+            let moves = [
+                hub_move::<International>(&ours),
+                hub_move::<International>(&reply),
+            ];
+            let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
+            session.set_position(None, &moves).unwrap();
+            let followed = session
+                .take_kept()
+                .expect("the game goes on from the kept tree");
+            assert!(
+                followed
+                    .tree()
+                    .node(Tree::<<International as Rules>::Geometry>::ROOT)
+                    .visits
+                    > 0
+            );
+            assert_eq!(followed.game().position(), session.game.position());
+            // A new game drops it.
+            *session.kept.lock().unwrap() = Some(followed);
+            session.new_game();
+            assert!(session.kept.lock().unwrap().is_none());
+        }
     }
 
     #[test]
