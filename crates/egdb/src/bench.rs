@@ -1,5 +1,6 @@
 //! Probe speed: random positions drawn from the loaded tables, probed through [`Egdb::probe`]
-//! (signature, index, lookup), timed the first time each is probed and over many probes.
+//! (signature, index, lookup), timed the first time each is probed, again with the block cache
+//! emptied, and over many probes.
 
 use crate::db::Egdb;
 use crate::value::Wdl;
@@ -20,6 +21,10 @@ pub struct ProbeSpeed {
     /// mostly blocks not yet cached: an unpacking each, and the first touch of the mapped
     /// page that holds the block).
     pub nanos_first_probe: f64,
+    /// Nanoseconds per probe of the same positions again after the block cache was emptied:
+    /// for tables on disk, a block unpacked, its pages already mapped (a cache miss in a
+    /// process that has probed for a while); in memory, a repeat of the first pass.
+    pub nanos_uncached_probe: f64,
     /// Of the positions drawn: won, drawn, lost for the side to move.
     pub wins: u64,
     /// Drawn.
@@ -87,6 +92,12 @@ pub fn probe_speed<V: Rules>(db: &Egdb<V>, probes: u64) -> ProbeSpeed {
         }
     }
     report.nanos_first_probe = started.elapsed().as_nanos() as f64 / positions.len() as f64;
+    db.clear_cache();
+    let started = Instant::now();
+    for p in &positions {
+        black_box(db.probe(black_box(p)));
+    }
+    report.nanos_uncached_probe = started.elapsed().as_nanos() as f64 / positions.len() as f64;
     let started = Instant::now();
     let mut i = 0usize;
     for _ in 0..probes {

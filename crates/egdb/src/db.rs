@@ -202,6 +202,14 @@ impl<V: Rules> Egdb<V> {
         faults
     }
 
+    /// Drops every block cached from the files, so that the next probe of each unpacks it
+    /// again (benchmarks); tables in memory are not affected.
+    pub fn clear_cache(&self) {
+        if let Some(cache) = &self.cache {
+            cache.clear();
+        }
+    }
+
     /// The signatures loaded, sorted.
     pub fn signatures(&self) -> Vec<Signature> {
         let mut all: Vec<_> = self.tables.keys().copied().collect();

@@ -53,6 +53,13 @@ impl BlockCache {
         self.sets.len() * WAYS
     }
 
+    /// Drops every cached block.
+    pub fn clear(&self) {
+        for set in &self.sets {
+            *set.lock().unwrap_or_else(|p| p.into_inner()) = Default::default();
+        }
+    }
+
     fn set(&self, key: u64) -> std::sync::MutexGuard<'_, [Option<Cached>; WAYS]> {
         let hash = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
         self.sets[hash as usize % self.sets.len()]
