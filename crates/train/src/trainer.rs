@@ -141,7 +141,9 @@ fn state_error(dir: &Path, message: String) -> CheckpointError {
 }
 
 impl<V: Rules> Trainer<V> {
-    /// A fresh network of this shape with random weights (seeded), trained on `device`.
+    /// A fresh network of this shape with random weights, trained on `device`. The seed goes
+    /// to the backend's one RNG for the process: the same seed gives the same network only
+    /// while no other thread initialises a network at the same time.
     pub fn new(
         network: &NetworkConfig,
         config: &TrainingSection,

@@ -903,7 +903,7 @@ fn external_selfplay_is_written_into_the_config_text() {
 
 #[test]
 fn the_native_and_burn_steps_train_the_same_network_and_hand_over_at_any_step() {
-    use damas_nn::{BoardShape, Device, NetworkConfig, NetworkSize};
+    use damas_nn::{BoardShape, CheckpointMeta, Device, NetworkConfig, NetworkSize};
     use damas_train::config::TrainingSection;
     use damas_train::{StepPath, Trainer};
 
@@ -923,7 +923,16 @@ fn the_native_and_burn_steps_train_the_same_network_and_hand_over_at_any_step() 
         StepPath::Native,
         "the CPU takes the native step"
     );
-    let mut burn = Trainer::<Russian>::new(&config, &training, 1, &device);
+    // The second trainer loads the first one's weights: burn's seeded initialisation draws
+    // from one RNG for the whole process, which the tests running beside this one also draw
+    // from, so two `Trainer::new` calls with one seed need not give one network.
+    let dir = std::env::temp_dir().join(format!("damas-train-paths-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    native
+        .save(&dir, &CheckpointMeta::new::<Russian>(config), vec![])
+        .unwrap();
+    let (mut burn, _) = Trainer::<Russian>::resume(&dir, &training, &device).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
     burn.set_path(StepPath::Burn);
     assert_eq!(burn.path(), StepPath::Burn);
     let batches: Vec<Vec<_>> = samples

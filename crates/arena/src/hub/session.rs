@@ -184,13 +184,15 @@ struct MctsSession<V: Rules> {
 }
 
 impl<V: Rules> MctsSession<V> {
-    /// The kept search, if any, taken out and followed into the session's game.
-    fn take_kept(&self) -> Option<Search<V>> {
+    /// The kept search taken out (the slot is left empty) and, when `reuse`, followed into the
+    /// session's game; a search that is not reused is dropped without copying its subtree.
+    fn take_kept(&self, reuse: bool) -> Option<Search<V>> {
         let kept = self
             .kept
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take()?;
+            .take()
+            .filter(|_| reuse)?;
         kept.follow(&self.game)
     }
 }
@@ -221,8 +223,7 @@ impl<V: Rules> Session for MctsSession<V> {
         self.stop.store(false, Ordering::SeqCst);
         let by_clock = limits.nodes.is_none();
         let mut search = self
-            .take_kept()
-            .filter(|_| by_clock)
+            .take_kept(by_clock)
             .unwrap_or_else(|| Search::new(self.game.clone(), self.search.clone(), self.searches));
         let kept = Arc::clone(&self.kept);
         let evaluator = Arc::clone(&self.evaluator);
@@ -432,7 +433,7 @@ mod tests {
             let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
             session.set_position(None, &moves).unwrap();
             let followed = session
-                .take_kept()
+                .take_kept(true)
                 .expect("the game goes on from the kept tree");
             assert!(
                 followed
