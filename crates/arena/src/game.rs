@@ -138,7 +138,7 @@ fn database_result<V: Rules>(db: &Egdb<V>, game: &Game<V>) -> Option<PlayedGame<
     let outcome = probe.outcome(game.position().turn());
     let reason = match outcome {
         Outcome::Win { winner, .. } => format!(
-            "{winner} wins by the endgame database (in {} plies)",
+            "{winner} wins by the endgame database ({} plies to its next conversion)",
             probe.plies.unwrap_or(0)
         ),
         Outcome::Draw(_) => "drawn by the endgame database".to_string(),

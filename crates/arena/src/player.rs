@@ -2,7 +2,7 @@
 //! engine, and MCTS over any evaluator (a network checkpoint, or a stand-in).
 
 use damas_egdb::Egdb;
-use damas_engine::{EngineConfig, Limits, MATE, MATE_BOUND, Searcher};
+use damas_engine::{DATABASE_BOUND, EngineConfig, Limits, MATE, MATE_BOUND, Searcher};
 use damas_mcts::{Evaluator, RootNoise, Search, SearchConfig};
 use damas_rules::{Color, Game, Move, Outcome, Rules};
 use rand::SeedableRng;
@@ -130,11 +130,14 @@ impl<V: Rules> Player<V> for AlphaBetaPlayer<V> {
 }
 
 /// The engine's score for `side` (the side to move) in words: `score +0.12 men for white` (its
-/// unit is the man), or `white wins in 7 plies` for a won or lost game found by the search.
+/// unit is the man), `white wins in 7 plies` for a won or lost game found by the search, or
+/// `white wins by the endgame database`.
 pub fn engine_score(score: i32, side: Color) -> String {
+    let winner = if score > 0 { side } else { !side };
     if score.abs() > MATE_BOUND {
-        let winner = if score > 0 { side } else { !side };
         format!("{winner} wins in {} plies", MATE - score.abs())
+    } else if score.abs() > DATABASE_BOUND {
+        format!("{winner} wins by the endgame database")
     } else {
         format!("score {:+.2} men for {side}", f64::from(score) / 100.0)
     }
@@ -204,11 +207,15 @@ impl<V: Rules> Player<V> for MctsPlayer<V> {
     }
 
     fn play(&mut self, game: &Game<V>) -> Result<Answer<V>, Forfeit> {
+        // The clock runs from here: following the kept tree copies its subtree, part of the
+        // move's time.
+        let started = Instant::now();
         self.seed = self.seed.wrapping_add(1);
         let mut search = match self.kept.take().and_then(|kept| kept.follow(game)) {
             Some(search) => search,
             None => Search::new(game.clone(), self.config.clone(), self.seed),
         };
+        let inherited = search.root_visits();
         let evaluator = self.evaluator.as_ref();
         match self.time {
             None => {
@@ -216,7 +223,6 @@ impl<V: Rules> Player<V> for MctsPlayer<V> {
                 search.run_while(&evaluator, |_| !self.stop.load(Ordering::Relaxed));
             }
             Some(time) => {
-                let started = Instant::now();
                 search.start_with_budget(u32::MAX, RootNoise::Off);
                 search.run_while(&evaluator, |_| {
                     started.elapsed() < time && !self.stop.load(Ordering::Relaxed)
@@ -233,8 +239,9 @@ impl<V: Rules> Player<V> for MctsPlayer<V> {
             mv,
             score: Some((report.value * 1000.0) as i32),
             info: format!(
-                "{} simulations, value {:+.3} for {} (+1 a win, -1 a loss)",
+                "{} simulations ({} new), value {:+.3} for {} (+1 a win, -1 a loss)",
                 report.simulations,
+                report.simulations - inherited,
                 report.value,
                 game.position().turn()
             ),
@@ -250,7 +257,6 @@ impl<V: Rules> Player<V> for MctsPlayer<V> {
 mod tests {
     use super::*;
     use damas_mcts::UniformEvaluator;
-    use damas_mcts::tree::Tree;
     use damas_rules::variants::Russian;
 
     /// By the clock the player keeps its search and follows the game from it into the subtree
@@ -282,13 +288,7 @@ mod tests {
             let search = kept.follow(&game).expect("the game continues the search");
             assert_eq!(search.game().position(), game.position());
             assert_eq!(search.game().moves(), game.moves());
-            assert!(
-                search
-                    .tree()
-                    .node(Tree::<<Russian as Rules>::Geometry>::ROOT)
-                    .visits
-                    > 0
-            );
+            assert!(search.root_visits() > 0);
             // Another game (here, the start again) is not followed.
             assert!(search.follow(&Game::<Russian>::new()).is_none());
         }

@@ -157,7 +157,7 @@ fn print_build<V: Rules>(reports: &[SignatureReport], seconds: f64, args: &Build
         );
     }
     outln!(
-        "placements: positions without the side to move; wins, draws, losses: with either side to move, for the side to move"
+        "placements: positions without the side to move; wins, draws, losses: with either side to move, for the side to move; max plies: the longest win or loss, in plies to the next capture or promotion"
     );
     outln!("total {seconds:.1} s");
 }

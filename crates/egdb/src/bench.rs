@@ -22,8 +22,9 @@ pub struct ProbeSpeed {
     /// page that holds the block).
     pub nanos_first_probe: f64,
     /// Nanoseconds per probe of the same positions again after the block cache was emptied:
-    /// for tables on disk, a block unpacked, its pages already mapped (a cache miss in a
-    /// process that has probed for a while); in memory, a repeat of the first pass.
+    /// for tables on disk, mostly a block unpacked, its pages already mapped (a cache miss in
+    /// a process that has probed for a while; positions of small tables share blocks, so some
+    /// are hits); in memory, a repeat of the first pass.
     pub nanos_uncached_probe: f64,
     /// Of the positions drawn: won, drawn, lost for the side to move.
     pub wins: u64,

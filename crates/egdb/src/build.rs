@@ -32,7 +32,7 @@ pub struct SignatureReport {
     pub placements: u64,
     /// Results over both sides to move.
     pub counts: Counts,
-    /// Longest win or loss in plies.
+    /// Longest win or loss in plies to a conversion.
     pub max_plies: u32,
     /// Bytes of its file.
     pub bytes: u64,
@@ -51,7 +51,7 @@ pub struct PiecesReport {
     pub placements: u64,
     /// Results over both sides to move.
     pub counts: Counts,
-    /// Longest win or loss in plies.
+    /// Longest win or loss in plies to a conversion.
     pub max_plies: u32,
     /// Bytes on disk.
     pub bytes: u64,

@@ -217,6 +217,11 @@ impl<V: Rules> Egdb<V> {
         all
     }
 
+    /// The most pieces of any table loaded (0 when none is).
+    pub fn most_pieces(&self) -> u32 {
+        self.tables.keys().map(|s| s.pieces()).max().unwrap_or(0)
+    }
+
     /// The most pieces `n` such that every signature of `n` pieces or fewer is loaded (0: none).
     pub fn complete_pieces(&self) -> u32 {
         (1..=32)

@@ -7,8 +7,9 @@
 //! endian); then the blocks, each compressed alone by the header's codec ([`Codec`]: LZ4 since
 //! 2026-12-07, zstd before and when the header names none). A block holds [`BLOCK_POSITIONS`]
 //! consecutive indices (White to move first, then Black; the last block fewer): their
-//! win/draw/loss at 2 bits each (four to a byte), then their distances in plies (one byte each
-//! where every distance of the table fits, else two, little endian). Blocks let a prober unpack
+//! win/draw/loss at 2 bits each (four to a byte), then their distances in plies (to the next
+//! conversion, or to the end where the header says so: [`Distance`]; one byte each where every
+//! distance of the table fits, else two, little endian). Blocks let a prober unpack
 //! only the few hundred bytes around a position from the mapped file ([`crate::disk`]).
 //!
 //! Format 1 (read only, into memory): the same header with the CRC-32 of the whole payload and
@@ -19,7 +20,7 @@
 use crate::index::Indexer;
 use crate::signature::Signature;
 use crate::table::{Counts, Table, TableError};
-use crate::value::{Value, Wdl};
+use crate::value::{Distance, Value, Wdl};
 use damas_rules::Rules;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -147,6 +148,10 @@ pub struct TableHeader {
     /// Format 2: how the blocks are compressed (zstd where the header names none).
     #[serde(default)]
     pub codec: Codec,
+    /// What the distances count (to the end of the game where the header names none: the
+    /// files written before 2026-12-08; a build older than that refuses a header naming one).
+    #[serde(default)]
+    pub distance: Distance,
 }
 
 impl TableHeader {
@@ -348,6 +353,7 @@ fn save_in_blocks<V: Rules>(
         block_positions: Some(block_positions as u32),
         index_crc32: Some(crc32fast::hash(&index)),
         codec,
+        distance: table.distance(),
     };
     let header = serde_json::to_vec(&header).expect("a header serialises");
     let mut file = Vec::with_capacity(12 + header.len() + index.len() + end as usize);
@@ -547,7 +553,7 @@ pub(crate) fn read_whole<V: Rules>(
             parts.concat()
         }
     };
-    let table = Table::new(Indexer::<V>::new(signature), values);
+    let table = Table::new(Indexer::<V>::new(signature), values, header.distance);
     if table.counts() != header.counts || table.max_plies() != header.max_plies {
         return Err(invalid("counts do not match the header".into()));
     }
@@ -583,6 +589,7 @@ mod tests {
             block_positions: None,
             index_crc32: None,
             codec: Codec::Zstd,
+            distance: table.distance(),
         };
         let header = serde_json::to_vec(&header).unwrap();
         let mut bytes = MAGIC.to_vec();

@@ -1,8 +1,8 @@
 //! Endgame databases for every variant of the rules crate.
 //!
 //! A table holds every position of one material signature (men and kings per side), both
-//! sides to move, with its game-theoretic value and distance to the end of the game, draw
-//! counters ignored. Tables are solved retrogradely from the smaller signatures a move can
+//! sides to move, with its game-theoretic value and distance to the next conversion (capture
+//! or promotion, [`Distance`]), draw counters ignored. Tables are solved retrogradely from the smaller signatures a move can
 //! reach ([`solve`]), written in a versioned, checksummed file of compressed blocks ([`file`]), and
 //! probed as a set ([`Egdb`]) either read whole into memory or block by block from the files
 //! through a cache ([`disk`]), in well under a microsecond once a block is cached.
@@ -37,4 +37,4 @@ pub use db::{Egdb, Storage};
 pub use index::Indexer;
 pub use signature::Signature;
 pub use table::{Table, TableError};
-pub use value::{Probe, Value, Wdl};
+pub use value::{DISTANCE, Distance, Probe, Value, Wdl};

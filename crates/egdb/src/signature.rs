@@ -34,6 +34,12 @@ impl Signature {
         (self.men[0] + self.men[1]) as u32
     }
 
+    /// A number every capture and every promotion lowers (twice the pieces plus the men), so
+    /// that a game's conversions can be counted down: a capture takes 2 or 3 off, a promotion 1.
+    pub fn rank(self) -> u32 {
+        2 * self.pieces() + self.men_total()
+    }
+
     /// Every signature with 1 to `pieces` pieces, in build order.
     pub fn up_to(pieces: u32) -> Vec<Signature> {
         let mut all = Vec::new();

@@ -1,7 +1,9 @@
 //! The retrograde solver for one signature.
 //!
-//! A first pass generates every position's moves: a move that captures or promotes leaves the
-//! signature and is looked up in a table already solved; the others stay inside and are
+//! A first pass generates every position's moves: a move that captures or promotes (a
+//! conversion) leaves the signature and is looked up in a table already solved, for its result
+//! only: distances count plies to the next conversion ([`crate::value::Distance::Conversion`]),
+//! so such a move is one ply whatever comes after it. The other moves stay inside and are
 //! counted. Positions without a move are decided at once (lost, or won in losing variants).
 //! Then the decided positions are taken in order of distance, and each one's predecessors
 //! inside the signature are found by unmaking: every piece of the side that just moved is put
@@ -14,7 +16,7 @@ use crate::db::Egdb;
 use crate::index::Indexer;
 use crate::signature::Signature;
 use crate::table::Table;
-use crate::value::{Value, Wdl};
+use crate::value::{Distance, Value, Wdl};
 use damas_rules::movegen::legal_moves;
 use damas_rules::{Bits, Color, Geometry, MoveList, Position, Rules};
 use rayon::prelude::*;
@@ -50,10 +52,10 @@ struct Start {
     value: u16,
     /// Moves that stay in the signature.
     inside: u16,
-    /// Plies of the shortest win through a move that leaves (0: none).
+    /// 1 where a move that leaves wins (it converts in one ply), else 0.
     win_out: u16,
-    /// Plies the position loses in at least, from moves that leave ([`CANNOT_LOSE`]: it
-    /// cannot lose).
+    /// Plies the position loses in at least, from moves that leave: 1 where one leaves into a
+    /// won position, 0 where none leaves ([`CANNOT_LOSE`]: one leaves into a draw or a loss).
     loss_floor: u16,
 }
 
@@ -148,7 +150,7 @@ pub fn solve<V: Rules>(signature: Signature, tables: &Egdb<V>) -> Result<Table<V
         }
         plies += 1;
     }
-    Ok(Table::new(indexer, values))
+    Ok(Table::new(indexer, values, Distance::Conversion))
 }
 
 /// The position at `slot` (White to move in the first half).
@@ -200,20 +202,11 @@ fn first_pass<V: Rules>(
             signature,
             missing: reached,
         })?;
-        let v = table.value(&next);
-        let plies = v.plies().map(|p| p + 1).unwrap_or(0);
-        if plies > Value::MAX_PLIES {
-            return Err(SolveError::TooDeep(signature));
-        }
-        match v.wdl() {
-            Some(Wdl::Loss) => {
-                if start.win_out == 0 || (plies as u16) < start.win_out {
-                    start.win_out = plies as u16;
-                }
-            }
+        match table.value(&next).wdl() {
+            Some(Wdl::Loss) => start.win_out = 1,
             Some(Wdl::Win) => {
                 if start.loss_floor != CANNOT_LOSE {
-                    start.loss_floor = start.loss_floor.max(plies as u16);
+                    start.loss_floor = 1;
                 }
             }
             _ => start.loss_floor = CANNOT_LOSE,

@@ -4,7 +4,7 @@
 use crate::file;
 use crate::index::Indexer;
 use crate::signature::Signature;
-use crate::value::{Probe, Value, Wdl};
+use crate::value::{Distance, Probe, Value, Wdl};
 use damas_rules::{Position, Rules};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -73,11 +73,13 @@ pub struct Table<V: Rules> {
     counts: Counts,
     placements: u64,
     max_plies: u32,
+    distance: Distance,
 }
 
 impl<V: Rules> Table<V> {
-    /// A table from its solved values (White to move first, then Black).
-    pub fn new(indexer: Indexer<V>, values: Vec<u16>) -> Self {
+    /// A table from its solved values (White to move first, then Black), their distances
+    /// counting `distance`.
+    pub fn new(indexer: Indexer<V>, values: Vec<u16>, distance: Distance) -> Self {
         assert_eq!(values.len() as u64, 2 * indexer.size());
         let mut counts = Counts::default();
         let mut max_plies = 0;
@@ -99,6 +101,7 @@ impl<V: Rules> Table<V> {
             counts,
             placements,
             max_plies,
+            distance,
         }
     }
 
@@ -122,9 +125,14 @@ impl<V: Rules> Table<V> {
         self.placements
     }
 
-    /// Longest win or loss in plies.
+    /// Longest win or loss in plies (what they count: [`Self::distance`]).
     pub fn max_plies(&self) -> u32 {
         self.max_plies
+    }
+
+    /// What the distances count.
+    pub fn distance(&self) -> Distance {
+        self.distance
     }
 
     /// Where `position` (of this signature) sits in [`Self::values`].

@@ -1,10 +1,12 @@
 //! The verification pass: every position's stored value must be the best of its successors'
 //! (a loss in 0 where it has no move, a win one ply longer than its quickest lost successor,
 //! else a loss one ply longer than its slowest won successor when all are won, else a draw).
+//! Where distances count plies to a conversion, a successor of other material is 0 plies away
+//! from it whatever its own distance.
 
 use crate::db::Egdb;
 use crate::signature::Signature;
-use crate::value::{Value, Wdl};
+use crate::value::{Distance, Value, Wdl};
 use damas_rules::movegen::legal_moves;
 use damas_rules::{Color, MoveList, Position, Rules, to_fen};
 use rayon::prelude::*;
@@ -22,9 +24,13 @@ pub struct VerifyReport {
     pub examples: Vec<String>,
 }
 
-/// The value `position` must have given its successors' stored values, or `None` if a
-/// successor's table is missing.
-pub fn expected_value<V: Rules>(db: &Egdb<V>, position: &Position<V::Geometry>) -> Option<Value> {
+/// The value `position` must have given its successors' stored values, with distances that
+/// count `distance`, or `None` if a successor's table is missing.
+pub fn expected_value<V: Rules>(
+    db: &Egdb<V>,
+    position: &Position<V::Geometry>,
+    distance: Distance,
+) -> Option<Value> {
     let mut moves = MoveList::new();
     legal_moves::<V>(position, &mut moves);
     if moves.is_empty() {
@@ -37,10 +43,15 @@ pub fn expected_value<V: Rules>(db: &Egdb<V>, position: &Position<V::Geometry>) 
     let mut quickest_win: Option<u32> = None;
     let mut slowest_loss = 0;
     let mut all_won = true;
+    let signature = Signature::of(position);
     for mv in moves.iter() {
         let next = position.after(mv);
-        let v = db.table(Signature::of(&next))?.value(&next);
-        let plies = v.plies().unwrap_or(0) + 1;
+        let reached = Signature::of(&next);
+        let v = db.table(reached)?.value(&next);
+        let plies = match distance {
+            Distance::Conversion if reached != signature => 1,
+            _ => v.plies().unwrap_or(0) + 1,
+        };
         match v.wdl() {
             Some(Wdl::Loss) => {
                 quickest_win = Some(quickest_win.map_or(plies, |q| q.min(plies)));
@@ -79,7 +90,7 @@ pub fn verify<V: Rules>(db: &Egdb<V>, signatures: &[Signature]) -> VerifyReport 
                     return r;
                 };
                 r.positions += 1;
-                match expected_value(db, &position) {
+                match expected_value(db, &position, table.distance()) {
                     None => r.unchecked += 1,
                     Some(expected) if expected.bits() != stored => {
                         r.wrong += 1;

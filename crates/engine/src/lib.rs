@@ -18,5 +18,6 @@ pub mod tt;
 
 pub use eval::{Weights, evaluate};
 pub use search::{
-    Clock, EngineConfig, Limits, MATE, MATE_BOUND, SearchInfo, SearchResult, Searcher,
+    Clock, DATABASE_BOUND, DATABASE_WIN, EngineConfig, Limits, MATE, MATE_BOUND, SearchInfo,
+    SearchResult, Searcher,
 };

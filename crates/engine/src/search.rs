@@ -3,7 +3,7 @@
 
 use crate::eval::{Tables, Weights, evaluate};
 use crate::tt::{Bound, Table};
-use damas_egdb::{Egdb, Wdl};
+use damas_egdb::{Egdb, Signature, Wdl};
 use damas_rules::{Bits, Game, Geometry, Move, MoveList, Position, Rules, movegen};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,9 +13,14 @@ use std::time::{Duration, Instant};
 pub const MATE: i32 = 30_000;
 /// Scores beyond this are wins or losses in so many plies.
 pub const MATE_BOUND: i32 = MATE - 1_000;
-/// A database win whose distance a draw rule may outrun scores `DATABASE_WIN - plies`: above
-/// every evaluation, below every proven result, shorter wins first.
+/// A database win scores `DATABASE_WIN` less its [`damas_egdb::Probe::progress`] (the
+/// material's rank, then the plies to the next conversion): above every evaluation, below every
+/// proven result, converting first. The tables' distances count to the next conversion, not to
+/// the end of the game, so they make no mate scores.
 pub const DATABASE_WIN: i32 = MATE_BOUND - 1_000;
+/// Scores beyond this and within [`MATE_BOUND`] are database wins or losses (a progress is
+/// below 8,192 up to 31 pieces).
+pub const DATABASE_BOUND: i32 = DATABASE_WIN - 8_192;
 /// Deepest ply a search reaches (captures included).
 const MAX_PLY: usize = 128;
 
@@ -140,7 +145,8 @@ pub struct Searcher<V: Rules> {
     deadline: Option<Instant>,
     aborted: bool,
     egdb: Option<Arc<Egdb<V>>>,
-    /// Most pieces of a position the database is probed for (0: no database).
+    /// Most pieces of a position the database is probed for (its largest table's; 0: no
+    /// database).
     egdb_pieces: u32,
     database_hits: u64,
 }
@@ -169,10 +175,10 @@ impl<V: Rules> Searcher<V> {
         }
     }
 
-    /// Probes `egdb` below the root for every position of at most its complete piece count:
-    /// exact scores, no search below them. `None` searches without tables.
+    /// Probes `egdb` below the root for every position whose table it holds: exact scores, no
+    /// search below them. `None` searches without tables.
     pub fn set_egdb(&mut self, egdb: Option<Arc<Egdb<V>>>) {
-        self.egdb_pieces = egdb.as_ref().map_or(0, |db| db.complete_pieces());
+        self.egdb_pieces = egdb.as_ref().map_or(0, |db| db.most_pieces());
         self.egdb = egdb.filter(|_| self.egdb_pieces > 0);
         self.tt.clear();
     }
@@ -332,7 +338,7 @@ impl<V: Rules> Searcher<V> {
             {
                 return 0;
             }
-            if let Some(score) = self.probe(position, ply, king_plies) {
+            if let Some(score) = self.probe(position) {
                 return score;
             }
         }
@@ -468,32 +474,20 @@ impl<V: Rules> Searcher<V> {
         best_score
     }
 
-    /// The database's score of a position below the root, if it has one: a draw is 0, a win or
-    /// loss a mate score at its distance where no draw rule can stop it first, else
-    /// [`DATABASE_WIN`] less the distance.
-    fn probe(
-        &mut self,
-        position: &Position<V::Geometry>,
-        ply: usize,
-        king_plies: u32,
-    ) -> Option<i32> {
+    /// The database's score of a position below the root, if it has one: a draw is 0, a win
+    /// [`DATABASE_WIN`] less its progress, a loss the opposite.
+    fn probe(&mut self, position: &Position<V::Geometry>) -> Option<i32> {
         let db = self.egdb.as_ref()?;
         if position.occupied().count() > self.egdb_pieces {
             return None;
         }
         let probe = db.probe(position)?;
         self.database_hits += 1;
-        let plies = probe.plies.unwrap_or(0) as i32;
-        let score = if within_draw_rules::<V>(plies as u32, king_plies) {
-            MATE - ply as i32 - plies
-        } else {
-            DATABASE_WIN - plies
+        let Some(progress) = probe.progress(Signature::of(position)) else {
+            return Some(0);
         };
-        Some(match probe.wdl {
-            Wdl::Draw => 0,
-            Wdl::Win => score,
-            Wdl::Loss => -score,
-        })
+        let score = DATABASE_WIN - progress as i32;
+        Some(if probe.wdl == Wdl::Win { score } else { -score })
     }
 
     /// Ordering scores for the moves of a node: table move, captures, killers, history.
@@ -545,16 +539,6 @@ impl<V: Rules> Searcher<V> {
         let slot = &mut self.history[mv.from_bit() as usize * 128 + mv.to_bit() as usize];
         *slot = slot.saturating_add(depth * depth);
     }
-}
-
-/// Whether a game `plies` plies from its end, after `king_plies` plies of king moves, ends
-/// before any of `V`'s move-count draw rules can stop it. The endgame rules' counts are not
-/// tracked in the tree: a variant with them is never sure.
-fn within_draw_rules<V: Rules>(plies: u32, king_plies: u32) -> bool {
-    let rules = &V::DRAW;
-    rules.endgames.is_empty()
-        && rules.no_capture_plies == 0
-        && (rules.king_move_plies == 0 || king_plies + plies < rules.king_move_plies)
 }
 
 /// Mate scores are stored relative to the node, not the root.

@@ -8,7 +8,7 @@
 use crate::evaluator::{Evaluation, Evaluator, Leaf};
 use crate::gumbel::Gumbel;
 use crate::tree::{NodeId, NodeState, Tree};
-use damas_egdb::{Egdb, Wdl};
+use damas_egdb::{Egdb, Signature, Wdl};
 use damas_rules::{Game, Move, Outcome, Rules};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -240,8 +240,10 @@ pub struct Search<V: Rules> {
     database_hits: u64,
 }
 
-/// What each ply to the end takes off a database win's value (and adds to a loss's).
-const DATABASE_PLY_DISCOUNT: f32 = 0.001;
+/// What each unit of [`damas_egdb::Probe::progress`] takes off a database win's value (and adds
+/// to a loss's): a ply to the next conversion 0.00001, a lower material rank 0.00256; five
+/// pieces at most take 0.041 off.
+const DATABASE_PROGRESS_DISCOUNT: f32 = 0.000_01;
 
 /// The value of a finished game for the side to move.
 fn outcome_value(outcome: Outcome, side_to_move: damas_rules::Color) -> f32 {
@@ -284,10 +286,13 @@ impl<V: Rules> Search<V> {
     }
 
     /// The database's value of `game`'s position for the side to move, if it holds it: a win
-    /// is worth a little less the longer it takes, so that the search makes progress.
+    /// is worth a little less the further it is from the end (its progress: more material,
+    /// more plies to the next conversion), so that the search converts and makes progress.
     fn database_value(&self, game: &Game<V>) -> Option<f32> {
-        let probe = self.egdb.as_ref()?.probe(game.position())?;
-        let discount = probe.plies.unwrap_or(0).min(500) as f32 * DATABASE_PLY_DISCOUNT;
+        let position = game.position();
+        let probe = self.egdb.as_ref()?.probe(position)?;
+        let progress = probe.progress(Signature::of(position)).unwrap_or(0);
+        let discount = progress as f32 * DATABASE_PROGRESS_DISCOUNT;
         Some(match probe.wdl {
             Wdl::Win => 1.0 - discount,
             Wdl::Draw => 0.0,
@@ -298,6 +303,11 @@ impl<V: Rules> Search<V> {
     /// The game at the root.
     pub fn game(&self) -> &Game<V> {
         &self.game
+    }
+
+    /// Simulations through the root so far, those of a followed tree included.
+    pub fn root_visits(&self) -> u32 {
+        self.tree.node(Tree::<V::Geometry>::ROOT).visits
     }
 
     /// The tree (for inspection and memory accounting).

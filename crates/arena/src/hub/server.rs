@@ -480,6 +480,9 @@ impl<'a> Server<'a> {
     }
 
     fn init(&mut self) {
+        // A search still running would otherwise answer, and keep its tree, for the session
+        // replaced here.
+        self.stop_search();
         self.session = Some(match (self.model_session.take(), self.session.take()) {
             (Some(model), _) => model,
             // A second `init` with a model: its session stays, with a new game.

@@ -5,7 +5,6 @@
 use super::server::{CommandError, Lines};
 use damas_egdb::Egdb;
 use damas_engine::{EngineConfig, Limits, SearchInfo, Searcher};
-use damas_mcts::tree::Tree;
 use damas_mcts::{Evaluator, RootNoise, Search, SearchConfig};
 use damas_models::{Model, ModelError};
 use damas_nn::Device;
@@ -183,20 +182,6 @@ struct MctsSession<V: Rules> {
     lines: Lines,
 }
 
-impl<V: Rules> MctsSession<V> {
-    /// The kept search taken out (the slot is left empty) and, when `reuse`, followed into the
-    /// session's game; a search that is not reused is dropped without copying its subtree.
-    fn take_kept(&self, reuse: bool) -> Option<Search<V>> {
-        let kept = self
-            .kept
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take()
-            .filter(|_| reuse)?;
-        kept.follow(&self.game)
-    }
-}
-
 impl<V: Rules> Session for MctsSession<V> {
     fn new_game(&mut self) {
         self.game = Game::new();
@@ -222,9 +207,12 @@ impl<V: Rules> Session for MctsSession<V> {
         self.searches += 1;
         self.stop.store(false, Ordering::SeqCst);
         let by_clock = limits.nodes.is_none();
-        let mut search = self
-            .take_kept(by_clock)
-            .unwrap_or_else(|| Search::new(self.game.clone(), self.search.clone(), self.searches));
+        let previous = self
+            .kept
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        let (game, config, seed) = (self.game.clone(), self.search.clone(), self.searches);
         let kept = Arc::clone(&self.kept);
         let evaluator = Arc::clone(&self.evaluator);
         let stop = Arc::clone(&self.stop);
@@ -235,8 +223,13 @@ impl<V: Rules> Session for MctsSession<V> {
                 .map_or(u32::MAX, |n| n.min(u32::MAX as u64) as u32);
             let budget = limits.budget();
             let started = Instant::now();
+            // Following copies the kept subtree: on the search's clock, off the command loop.
+            let mut search = previous
+                .filter(|_| by_clock)
+                .and_then(|previous| previous.follow(&game))
+                .unwrap_or_else(|| Search::new(game, config, seed));
             let mut reported = started;
-            let inherited = search.tree().node(Tree::<V::Geometry>::ROOT).visits;
+            let inherited = search.root_visits();
             search.start_with_budget(simulations, RootNoise::Off);
             search.run_while(&evaluator.as_ref(), |search| {
                 if reported.elapsed() >= INFO_INTERVAL {
@@ -245,8 +238,7 @@ impl<V: Rules> Session for MctsSession<V> {
                 }
                 // The first simulation always runs, so that even a search stopped at once
                 // has the network's choice to answer with.
-                let root = search.tree().node(Tree::<V::Geometry>::ROOT);
-                root.visits == inherited
+                search.root_visits() == inherited
                     || (!stop.load(Ordering::SeqCst)
                         && budget.is_none_or(|b| started.elapsed() < b))
             });
@@ -432,19 +424,21 @@ mod tests {
             ];
             let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
             session.set_position(None, &moves).unwrap();
-            let followed = session
-                .take_kept(true)
-                .expect("the game goes on from the kept tree");
-            assert!(
-                followed
-                    .tree()
-                    .node(Tree::<<International as Rules>::Geometry>::ROOT)
-                    .visits
-                    > 0
-            );
-            assert_eq!(followed.game().position(), session.game.position());
+            // Out of time at once: one simulation on top of what the followed subtree holds
+            // (a fresh search would hold that one alone).
+            let at_once = Limits {
+                move_time: Some(Duration::ZERO),
+                ..Limits::default()
+            };
+            session
+                .go(at_once, Arc::new(AtomicBool::new(false)))
+                .join()
+                .unwrap();
+            let searched = session.kept.lock().unwrap().take().unwrap();
+            assert_eq!(searched.game().position(), session.game.position());
+            assert!(searched.report().simulations > 1);
             // A new game drops it.
-            *session.kept.lock().unwrap() = Some(followed);
+            *session.kept.lock().unwrap() = Some(searched);
             session.new_game();
             assert!(session.kept.lock().unwrap().is_none());
         }
